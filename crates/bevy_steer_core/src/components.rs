@@ -1,0 +1,138 @@
+//! The agent's physical state and limits: what the integration step reads and writes.
+//!
+//! Position is the entity's [`Transform`] translation (x and y); nothing here duplicates it.
+//! Agents are expected to be top-level entities, so that `Transform` is their world position.
+
+use bevy::prelude::*;
+
+use crate::problems::ReportedProblems;
+
+/// Velocity in world units per second.
+#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Deref, DerefMut)]
+#[reflect(Component, Default, Debug, PartialEq, Clone)]
+pub struct Velocity(pub Vec2);
+
+/// Mass of the agent: the accumulated steering force is divided by it. Default `1.0`.
+///
+/// A mass that is not a positive finite number makes the agent ignore steering forces: it coasts at
+/// its current velocity and [`Problem::InvalidMass`](crate::problems::Problem::InvalidMass) is logged
+/// once.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Deref, DerefMut)]
+#[reflect(Component, Default, Debug, PartialEq, Clone)]
+pub struct Mass(pub f32);
+
+impl Default for Mass {
+    fn default() -> Self {
+        Self(1.0)
+    }
+}
+
+impl Mass {
+    /// `1 / mass`, or zero when the mass is not a positive finite number (forces are then ignored).
+    pub fn inverse(self) -> f32 {
+        if self.is_valid() { 1.0 / self.0 } else { 0.0 }
+    }
+
+    /// Whether the mass is a positive finite number.
+    pub fn is_valid(self) -> bool {
+        self.0 > 0.0 && self.0.is_finite()
+    }
+}
+
+/// Speed limit in world units per second. Default `180.0` (the tutorials' 3 pixels per frame at 60
+/// frames per second).
+///
+/// A value that is negative or not finite is treated as `0.0` (the agent stands still) and
+/// [`Problem::InvalidMaxSpeed`](crate::problems::Problem::InvalidMaxSpeed) is logged once.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Deref, DerefMut)]
+#[reflect(Component, Default, Debug, PartialEq, Clone)]
+pub struct MaxSpeed(pub f32);
+
+impl Default for MaxSpeed {
+    fn default() -> Self {
+        Self(180.0)
+    }
+}
+
+/// Limit on the length of the accumulated steering force, in world units per second squared for a
+/// mass of 1. Default `600.0`.
+///
+/// A value that is negative or not finite is treated as `0.0` (the agent coasts) and
+/// [`Problem::InvalidMaxForce`](crate::problems::Problem::InvalidMaxForce) is logged once.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Deref, DerefMut)]
+#[reflect(Component, Default, Debug, PartialEq, Clone)]
+pub struct MaxForce(pub f32);
+
+impl Default for MaxForce {
+    fn default() -> Self {
+        Self(600.0)
+    }
+}
+
+/// A limit as the systems use it: the value when it is finite and not negative, otherwise zero.
+pub(crate) fn effective_limit(limit: f32) -> f32 {
+    if limit >= 0.0 && limit.is_finite() {
+        limit
+    } else {
+        0.0
+    }
+}
+
+impl MaxSpeed {
+    /// The limit the systems apply: the value, or `0.0` when it is negative or not finite.
+    pub fn effective(self) -> f32 {
+        effective_limit(self.0)
+    }
+}
+
+impl MaxForce {
+    /// The limit the systems apply: the value, or `0.0` when it is negative or not finite.
+    pub fn effective(self) -> f32 {
+        effective_limit(self.0)
+    }
+}
+
+/// The steering force accumulated during the current step.
+///
+/// Behaviour systems add their weighted forces into it; the integration system truncates it to
+/// [`MaxForce`], divides it by [`Mass`], applies it and clears it. Custom behaviours add to it in
+/// [`SteeringSystems::CustomForces`](crate::plugin::SteeringSystems::CustomForces).
+///
+/// Adding `Steering` (or any behaviour component, which requires it) makes an entity an agent: it
+/// brings [`Velocity`], [`Mass`], [`MaxSpeed`], [`MaxForce`] and a [`Transform`].
+#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Deref, DerefMut)]
+#[reflect(Component, Default, Debug, PartialEq, Clone)]
+#[require(Transform, Velocity, Mass, MaxSpeed, MaxForce, ReportedProblems)]
+pub struct Steering(pub Vec2);
+
+/// Turns the agent about the z axis so that its `local_forward` axis points along its velocity.
+///
+/// An agent at rest keeps its last orientation.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Default, Debug, PartialEq, Clone)]
+pub struct FaceVelocity {
+    /// The axis of the sprite or mesh, in its own space, that should point along the velocity.
+    pub local_forward: Dir2,
+}
+
+impl Default for FaceVelocity {
+    /// Faces along local +X.
+    fn default() -> Self {
+        Self {
+            local_forward: Dir2::X,
+        }
+    }
+}
+
+impl FaceVelocity {
+    /// Faces along the given local axis (for instance [`Dir2::Y`] for a sprite drawn pointing up).
+    pub fn new(local_forward: Dir2) -> Self {
+        Self { local_forward }
+    }
+
+    /// The rotation that points `local_forward` along `velocity`, or `None` for a zero velocity.
+    pub fn rotation_for(self, velocity: Vec2) -> Option<Quat> {
+        let heading = Dir2::new(velocity).ok()?;
+        Some(Quat::from_rotation_z(self.local_forward.angle_to(*heading)))
+    }
+}

@@ -1,0 +1,375 @@
+//! The tutorials' steering formulas as pure functions, callable without an ECS.
+//!
+//! Units are per second: positions in world units, velocities in units per second, forces in units
+//! per second squared for a mass of 1. The [crate docs](crate) say how the tutorials' per-frame
+//! figures map to these.
+//!
+//! With finite inputs whose differences do not overflow, every function returns finite values: a
+//! zero-length direction (an agent at rest, a target at the agent's own position) never divides by
+//! zero. Non-finite inputs may give non-finite outputs; the systems check for that and drop the force.
+
+use bevy::math::{Rect, Vec2};
+
+use crate::behaviours::WanderFrame;
+
+/// What a force function needs to know about the agent it steers (the tutorials' `IBoid`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Boid {
+    /// Position in world units.
+    pub position: Vec2,
+    /// Velocity in units per second.
+    pub velocity: Vec2,
+    /// Speed limit in units per second.
+    pub max_speed: f32,
+}
+
+/// The frame rate the tutorials' per-frame figures are read at, in frames per second.
+///
+/// Only [`next_wander_angle`] uses it, to scale the tutorial's per-frame angle change to any step
+/// length; every other figure is converted once, as the crate docs describe.
+pub const TUTORIAL_FRAME_RATE: f32 = 60.0;
+
+/// Unit vector along `v`; zero when `v` is zero or not finite. Exact even for vectors so long that
+/// their squared length overflows.
+pub fn direction_or_zero(v: Vec2) -> Vec2 {
+    let scale = v.abs().max_element();
+    if scale > 0.0 && scale.is_finite() {
+        (v / scale).normalize()
+    } else {
+        Vec2::ZERO
+    }
+}
+
+/// The tutorials' `truncate`: `v` shortened to at most `max` long. A negative or NaN `max` counts
+/// as zero.
+pub fn truncate(v: Vec2, max: f32) -> Vec2 {
+    let max = max.max(0.0);
+    let length = v.length();
+    if length <= max {
+        v
+    } else if length.is_finite() {
+        v * (max / length)
+    } else {
+        direction_or_zero(v) * max
+    }
+}
+
+/// Seek with arrival: the desired velocity points at `target` at full speed, scaled down by
+/// `distance / slowing_radius` inside the slowing radius; the force is desired minus current velocity.
+///
+/// A `slowing_radius` of zero (or less) is plain seek. A target at the agent's own position asks for
+/// a desired velocity of zero: the agent brakes.
+pub fn seek(boid: &Boid, target: Vec2, slowing_radius: f32) -> Vec2 {
+    let offset = target - boid.position;
+    let distance = offset.length();
+    let speed = if distance < slowing_radius {
+        boid.max_speed * (distance / slowing_radius)
+    } else {
+        boid.max_speed
+    };
+    direction_or_zero(offset) * speed - boid.velocity
+}
+
+/// Flee: the desired velocity points away from `threat` at full speed.
+///
+/// When the threat sits exactly on the agent there is no "away"; the agent keeps fleeing along its
+/// current heading, and an agent at rest gets no force.
+pub fn flee(boid: &Boid, threat: Vec2) -> Vec2 {
+    let mut away = direction_or_zero(boid.position - threat);
+    if away == Vec2::ZERO {
+        away = direction_or_zero(boid.velocity);
+    }
+    away * boid.max_speed - boid.velocity
+}
+
+/// Where the tutorials' pursuit and evade aim: the target's position advanced by its velocity for
+/// `distance / max_speed` seconds, the time the agent would need to get there.
+///
+/// An agent with a zero speed limit, or a prediction that overflows, uses the target's current
+/// position.
+pub fn predict_position(boid: &Boid, target_position: Vec2, target_velocity: Vec2) -> Vec2 {
+    if boid.max_speed <= 0.0 {
+        return target_position;
+    }
+    let time_ahead = (target_position - boid.position).length() / boid.max_speed;
+    let predicted = target_position + target_velocity * time_ahead;
+    if predicted.is_finite() {
+        predicted
+    } else {
+        target_position
+    }
+}
+
+/// Pursuit: seek (without arrival) the target's predicted position.
+pub fn pursue(boid: &Boid, target_position: Vec2, target_velocity: Vec2) -> Vec2 {
+    seek(
+        boid,
+        predict_position(boid, target_position, target_velocity),
+        0.0,
+    )
+}
+
+/// Evade: flee the pursuer's predicted position.
+pub fn evade(boid: &Boid, pursuer_position: Vec2, pursuer_velocity: Vec2) -> Vec2 {
+    flee(
+        boid,
+        predict_position(boid, pursuer_position, pursuer_velocity),
+    )
+}
+
+/// The unit direction of the wander displacement for `angle`.
+///
+/// In [`WanderFrame::World`] (the tutorial's `setAngle`) the angle is measured from world +X; in
+/// [`WanderFrame::Heading`] (Reynolds) from the velocity's direction. An agent at rest has no
+/// heading, so there both frames agree.
+pub fn wander_displacement_direction(angle: f32, frame: WanderFrame, velocity: Vec2) -> Vec2 {
+    let (sin, cos) = angle.sin_cos();
+    let world = Vec2::new(cos, sin);
+    match frame {
+        WanderFrame::World => world,
+        WanderFrame::Heading => match velocity.try_normalize() {
+            Some(heading) => heading.rotate(world),
+            None => world,
+        },
+    }
+}
+
+/// The wander force by the circle method: the circle's centre, `circle_distance` ahead along the
+/// velocity, plus the displacement, `circle_radius` long along `displacement_direction`.
+///
+/// An agent at rest has no "ahead": its circle is centred on it, so the displacement alone starts it
+/// moving.
+pub fn wander_circle(
+    velocity: Vec2,
+    circle_distance: f32,
+    circle_radius: f32,
+    displacement_direction: Vec2,
+) -> Vec2 {
+    velocity.normalize_or_zero() * circle_distance + displacement_direction * circle_radius
+}
+
+/// The tutorial's `wanderAngle += Math.random() * ANGLE_CHANGE - ANGLE_CHANGE * .5`, with `random`
+/// in `[0, 1)`, for a step of `dt` seconds.
+///
+/// The tutorial changes the angle once per frame. So that the angle wanders as much per second at
+/// any step rate, the change is scaled by `sqrt(dt * TUTORIAL_FRAME_RATE)` (a random walk's spread
+/// grows with the square root of the number of steps): at 60 steps per second it is the tutorial's.
+/// The result is wrapped into `[-PI, PI)`. A change that comes out non-finite leaves the angle as it
+/// was.
+pub fn next_wander_angle(angle: f32, angle_change: f32, random: f32, dt: f32) -> f32 {
+    let step_scale = (dt * TUTORIAL_FRAME_RATE).max(0.0).sqrt();
+    let next = angle + (random - 0.5) * angle_change * step_scale;
+    if next.is_finite() {
+        (next + core::f32::consts::PI).rem_euclid(core::f32::consts::TAU) - core::f32::consts::PI
+    } else {
+        angle
+    }
+}
+
+/// A point of `area` from two numbers in `[0, 1)`: where the random-target wander places its target.
+pub fn point_in_area(area: Rect, random_x: f32, random_y: f32) -> Vec2 {
+    area.min + area.size() * Vec2::new(random_x, random_y)
+}
+
+/// One step of the tutorials' update for a step of `dt` seconds: the force truncated to `max_force`,
+/// divided by the mass (`inverse_mass` is `1 / mass`), added to the velocity, and the velocity
+/// truncated to `max_speed`. Returns the new velocity; the position then moves by
+/// `velocity * dt`.
+///
+/// A step so long, or a mass so small, that the velocity change overflows gives the limit it tends
+/// to: full speed along the force.
+pub fn integrate_velocity(
+    velocity: Vec2,
+    force: Vec2,
+    inverse_mass: f32,
+    max_speed: f32,
+    max_force: f32,
+    dt: f32,
+) -> Vec2 {
+    let force = truncate(force, max_force);
+    let velocity_change = force * (inverse_mass * dt);
+    if velocity_change.is_finite() {
+        truncate(velocity + velocity_change, max_speed)
+    } else {
+        direction_or_zero(force) * max_speed.max(0.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::f32::consts::{FRAC_PI_2, PI};
+
+    const EPSILON: f32 = 1e-4;
+
+    fn assert_close(actual: Vec2, expected: Vec2) {
+        assert!(
+            actual.abs_diff_eq(expected, EPSILON),
+            "expected {expected}, got {actual}"
+        );
+    }
+
+    fn boid(position: Vec2, velocity: Vec2, max_speed: f32) -> Boid {
+        Boid {
+            position,
+            velocity,
+            max_speed,
+        }
+    }
+
+    #[test]
+    fn truncate_shortens_only_long_vectors() {
+        assert_close(truncate(Vec2::new(3.0, 4.0), 10.0), Vec2::new(3.0, 4.0));
+        assert_close(truncate(Vec2::new(3.0, 4.0), 2.5), Vec2::new(1.5, 2.0));
+        assert_close(truncate(Vec2::new(3.0, 4.0), -1.0), Vec2::ZERO);
+        assert_close(truncate(Vec2::new(3.0, 4.0), f32::NAN), Vec2::ZERO);
+        let huge = truncate(Vec2::new(f32::MAX, f32::MAX), 2.0);
+        assert_close(huge, Vec2::splat(2.0_f32.sqrt()));
+    }
+
+    #[test]
+    fn seek_outside_the_slowing_radius_wants_full_speed() {
+        // desired = normalize((100, 0) - (0, 0)) * 3 = (3, 0); force = desired - velocity.
+        let agent = boid(Vec2::ZERO, Vec2::new(0.0, 1.0), 3.0);
+        assert_close(
+            seek(&agent, Vec2::new(100.0, 0.0), 20.0),
+            Vec2::new(3.0, -1.0),
+        );
+    }
+
+    #[test]
+    fn seek_inside_the_slowing_radius_scales_by_distance() {
+        // distance 10 <= slowingRadius 20: desired = (1, 0) * 3 * 10 / 20 = (1.5, 0).
+        let agent = boid(Vec2::ZERO, Vec2::new(1.0, 0.0), 3.0);
+        assert_close(
+            seek(&agent, Vec2::new(10.0, 0.0), 20.0),
+            Vec2::new(0.5, 0.0),
+        );
+    }
+
+    #[test]
+    fn seek_on_the_target_brakes() {
+        let agent = boid(Vec2::splat(5.0), Vec2::new(2.0, -1.0), 3.0);
+        assert_close(seek(&agent, Vec2::splat(5.0), 20.0), Vec2::new(-2.0, 1.0));
+        assert_close(seek(&agent, Vec2::splat(5.0), 0.0), Vec2::new(-2.0, 1.0));
+    }
+
+    #[test]
+    fn flee_wants_full_speed_away() {
+        // desired = normalize((0, 0) - (0, 10)) * 3 = (0, -3).
+        let agent = boid(Vec2::ZERO, Vec2::new(1.0, 0.0), 3.0);
+        assert_close(flee(&agent, Vec2::new(0.0, 10.0)), Vec2::new(-1.0, -3.0));
+    }
+
+    #[test]
+    fn flee_from_its_own_position_keeps_heading_or_rests() {
+        let moving = boid(Vec2::ZERO, Vec2::new(2.0, 0.0), 3.0);
+        assert_close(flee(&moving, Vec2::ZERO), Vec2::new(1.0, 0.0));
+        let resting = boid(Vec2::ZERO, Vec2::ZERO, 3.0);
+        assert_close(flee(&resting, Vec2::ZERO), Vec2::ZERO);
+    }
+
+    #[test]
+    fn pursuit_aims_where_the_target_will_be() {
+        // distance 30, max speed 3: T = 10; future = (30, 0) + (0, 1) * 10 = (30, 10).
+        let hunter = boid(Vec2::ZERO, Vec2::ZERO, 3.0);
+        let target = Vec2::new(30.0, 0.0);
+        let target_velocity = Vec2::new(0.0, 1.0);
+        assert_close(
+            predict_position(&hunter, target, target_velocity),
+            Vec2::new(30.0, 10.0),
+        );
+        let expected = Vec2::new(30.0, 10.0).normalize() * 3.0;
+        assert_close(pursue(&hunter, target, target_velocity), expected);
+        assert_close(evade(&hunter, target, target_velocity), -expected);
+    }
+
+    #[test]
+    fn prediction_with_no_speed_uses_the_current_position() {
+        let stuck = boid(Vec2::ZERO, Vec2::ZERO, 0.0);
+        let target = Vec2::new(30.0, 0.0);
+        assert_close(
+            predict_position(&stuck, target, Vec2::new(5.0, 5.0)),
+            target,
+        );
+    }
+
+    #[test]
+    fn wander_force_is_circle_centre_plus_displacement() {
+        // circleCenter = normalize((0, 2)) * 6 = (0, 6); displacement at angle 0 = (8, 0).
+        let velocity = Vec2::new(0.0, 2.0);
+        let direction = wander_displacement_direction(0.0, WanderFrame::World, velocity);
+        assert_close(
+            wander_circle(velocity, 6.0, 8.0, direction),
+            Vec2::new(8.0, 6.0),
+        );
+    }
+
+    #[test]
+    fn heading_frame_measures_the_angle_from_the_velocity() {
+        // Heading +Y; angle +90 degrees from it points at -X.
+        let velocity = Vec2::new(0.0, 5.0);
+        let direction = wander_displacement_direction(FRAC_PI_2, WanderFrame::Heading, velocity);
+        assert_close(direction, Vec2::new(-1.0, 0.0));
+        let world = wander_displacement_direction(FRAC_PI_2, WanderFrame::World, velocity);
+        assert_close(world, Vec2::new(0.0, 1.0));
+    }
+
+    #[test]
+    fn wander_at_rest_is_the_displacement_alone() {
+        let direction = wander_displacement_direction(PI, WanderFrame::Heading, Vec2::ZERO);
+        assert_close(
+            wander_circle(Vec2::ZERO, 6.0, 8.0, direction),
+            Vec2::new(-8.0, 0.0),
+        );
+    }
+
+    #[test]
+    fn wander_angle_changes_by_at_most_half_the_angle_change_per_tutorial_frame() {
+        let dt = 1.0 / TUTORIAL_FRAME_RATE;
+        assert!((next_wander_angle(0.0, 1.0, 0.0, dt) + 0.5).abs() < 1e-6);
+        assert!((next_wander_angle(0.0, 1.0, 0.5, dt)).abs() < 1e-6);
+        assert!((next_wander_angle(0.0, 1.0, 1.0, dt) - 0.5).abs() < 1e-6);
+        // Four times the step: twice the change.
+        assert!((next_wander_angle(0.0, 1.0, 1.0, 4.0 * dt) - 1.0).abs() < 1e-5);
+        // No time, no change; wraps into [-PI, PI).
+        assert_eq!(next_wander_angle(0.25, 1.0, 0.9, 0.0), 0.25);
+        assert!((next_wander_angle(PI - 0.1, 1.0, 1.0, dt) - (-PI + 0.4)).abs() < 1e-5);
+        assert_eq!(next_wander_angle(0.3, f32::NAN, 0.9, dt), 0.3);
+    }
+
+    #[test]
+    fn integration_truncates_force_divides_by_mass_and_truncates_speed() {
+        // force (10, 0) truncated to 4, / mass 2 = (2, 0) per second; dt 0.5: +1.
+        let velocity = integrate_velocity(
+            Vec2::new(1.0, 0.0),
+            Vec2::new(10.0, 0.0),
+            0.5,
+            100.0,
+            4.0,
+            0.5,
+        );
+        assert_close(velocity, Vec2::new(2.0, 0.0));
+        // Speed limited to 1.5.
+        let velocity = integrate_velocity(
+            Vec2::new(1.0, 0.0),
+            Vec2::new(10.0, 0.0),
+            0.5,
+            1.5,
+            4.0,
+            0.5,
+        );
+        assert_close(velocity, Vec2::new(1.5, 0.0));
+        // A mass so small the change overflows: full speed along the force.
+        let velocity =
+            integrate_velocity(Vec2::ZERO, Vec2::new(0.0, 1.0), f32::MAX, 3.0, 4.0, 10.0);
+        assert_close(velocity, Vec2::new(0.0, 3.0));
+    }
+
+    #[test]
+    fn random_target_point_lies_in_the_area() {
+        let area = Rect::new(-10.0, 0.0, 30.0, 20.0);
+        assert_close(point_in_area(area, 0.0, 0.0), Vec2::new(-10.0, 0.0));
+        assert_close(point_in_area(area, 0.5, 0.25), Vec2::new(10.0, 5.0));
+    }
+}

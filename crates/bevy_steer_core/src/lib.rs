@@ -1,0 +1,73 @@
+//! The headless simulation of [bevy_steer](https://crates.io/crates/bevy_steer): Craig Reynolds'
+//! steering behaviours as Bevy components and systems.
+//!
+//! Each behaviour ([`Seek`](behaviours::Seek) with arrival, [`Flee`](behaviours::Flee),
+//! [`Wander`](behaviours::Wander), [`Pursue`](behaviours::Pursue), [`Evade`](behaviours::Evade))
+//! computes a force; the forces are summed into [`Steering`](components::Steering), truncated to
+//! [`MaxForce`](components::MaxForce), divided by [`Mass`](components::Mass) and added to
+//! [`Velocity`](components::Velocity), which is truncated to [`MaxSpeed`](components::MaxSpeed);
+//! the `Transform` then moves by the velocity. [`SteeringPlugin`] schedules it all.
+//!
+//! ```
+//! use bevy::prelude::*;
+//! use bevy_steer_core::prelude::*;
+//!
+//! let mut app = App::new();
+//! app.add_plugins((MinimalPlugins, SteeringPlugin::default()));
+//! // Wander requires everything else an agent needs.
+//! app.world_mut().spawn((Transform::from_xyz(0.0, 0.0, 0.0), Wander::default()));
+//! ```
+//!
+//! # Units, and the tutorials' numbers
+//!
+//! The tutorials this crate follows work per frame with no time step: speeds are pixels per frame
+//! and every frame does `velocity += truncate(force, max_force) / mass`. This crate works per second
+//! on Bevy's clock: speeds in units per second, forces in units per second squared for a mass of 1,
+//! and each step does `velocity += truncate(force, max_force) / mass * dt`. Forces such as seek's
+//! `desired - velocity` keep the tutorials' formulas. Reading the tutorials at 60 frames per second,
+//! their figures map exactly (the same trajectory, step for step, at 60 steps per second) as:
+//!
+//! | tutorial figure | here |
+//! | --- | --- |
+//! | speeds (`MAX_VELOCITY`, pixels per frame) | × 60 (units per second) |
+//! | forces (`MAX_FORCE`, `CIRCLE_DISTANCE`, `CIRCLE_RADIUS`) | × 60 |
+//! | `mass` | ÷ 60 (in seconds: the time a unit force takes to change the velocity by one unit) |
+//! | distances (`slowingRadius`, ranges) | unchanged |
+//! | `ANGLE_CHANGE` (radians per frame) | unchanged; scaled to other step lengths by [`forces::next_wander_angle`] |
+//!
+//! A tutorial prey with `MAX_VELOCITY = 3`, `mass = 20` is here `MaxSpeed(180.0)`,
+//! `Mass(1.0 / 3.0)`. The default `Mass(1.0)` is a tutorial mass of 60: an agent that answers a
+//! change of desired velocity over about a second.
+//!
+//! # Bad input
+//!
+//! No input makes a system panic or spread a NaN. Each rejected input has a documented, safe
+//! outcome and is logged once per entity: see [`problems::Problem`].
+//!
+//! # Determinism
+//!
+//! Wander draws from a per-agent [`SteeringRng`](rng::SteeringRng) seeded from the global
+//! [`SteeringSeed`](rng::SteeringSeed) and the entity, and every system writes only the agent it
+//! visits. The same seed and the same spawn order give bit-identical trajectories on every run,
+//! whatever the thread count.
+
+pub mod behaviours;
+pub mod components;
+pub mod forces;
+pub mod plugin;
+pub mod problems;
+pub mod rng;
+pub mod systems;
+
+pub use plugin::{SteeringPlugin, SteeringSystems};
+
+/// Everything needed to add the plugin and spawn agents.
+pub mod prelude {
+    pub use crate::behaviours::{
+        Evade, Flee, Pursue, Seek, Target, TargetedBehaviour, Wander, WanderFrame, WanderMethod,
+    };
+    pub use crate::components::{FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, Velocity};
+    pub use crate::plugin::{SteeringPlugin, SteeringSystems};
+    pub use crate::problems::{BehaviourKind, Problem, ReportedProblems};
+    pub use crate::rng::{SteeringRng, SteeringSeed};
+}

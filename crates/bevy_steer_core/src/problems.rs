@@ -1,0 +1,174 @@
+//! Bad input an agent was given, logged once per entity instead of once per step.
+//!
+//! No input makes the systems panic or write a non-finite number into an agent. Where an input is
+//! rejected, the systems do something documented and safe (see [`Problem`]), log a warning the first
+//! time it happens for that entity and remember it in the entity's [`ReportedProblems`].
+
+use core::fmt;
+
+use bevy::prelude::*;
+
+/// The built-in behaviours, in the order their systems add forces.
+#[derive(Reflect, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[reflect(Debug, PartialEq, Hash, Clone)]
+pub enum BehaviourKind {
+    /// [`Wander`](crate::behaviours::Wander).
+    Wander,
+    /// [`Seek`](crate::behaviours::Seek).
+    Seek,
+    /// [`Flee`](crate::behaviours::Flee).
+    Flee,
+    /// [`Pursue`](crate::behaviours::Pursue).
+    Pursue,
+    /// [`Evade`](crate::behaviours::Evade).
+    Evade,
+}
+
+impl BehaviourKind {
+    /// Every built-in behaviour, in system order.
+    pub const ALL: [Self; 5] = [
+        Self::Wander,
+        Self::Seek,
+        Self::Flee,
+        Self::Pursue,
+        Self::Evade,
+    ];
+
+    /// The behaviour's name as the tutorials write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Wander => "wander",
+            Self::Seek => "seek",
+            Self::Flee => "flee",
+            Self::Pursue => "pursuit",
+            Self::Evade => "evade",
+        }
+    }
+}
+
+/// Something wrong with an agent's input, and what the systems do about it.
+#[derive(Reflect, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[reflect(Debug, PartialEq, Hash, Clone)]
+pub enum Problem {
+    /// [`Mass`](crate::components::Mass) is zero, negative or not finite: steering forces are ignored
+    /// and the agent coasts.
+    InvalidMass,
+    /// [`MaxSpeed`](crate::components::MaxSpeed) is negative or not finite: it counts as zero.
+    InvalidMaxSpeed,
+    /// [`MaxForce`](crate::components::MaxForce) is negative or not finite: it counts as zero.
+    InvalidMaxForce,
+    /// The accumulated [`Steering`](crate::components::Steering) force was not finite (a custom
+    /// force system wrote one): it is dropped for that step.
+    NonFiniteSteering,
+    /// The agent's velocity or position was not finite, or the step would have made it so: the
+    /// velocity is set to zero and the position is left as it was.
+    NonFiniteMotion,
+    /// The behaviour's target entity does not exist (it was despawned) or has no `Transform`: the
+    /// behaviour adds no force until it is given a target that exists.
+    MissingTarget(BehaviourKind),
+    /// The behaviour's force came out non-finite (a non-finite target point, weight or parameter):
+    /// it is dropped for that step.
+    NonFiniteForce(BehaviourKind),
+}
+
+impl Problem {
+    fn bit(self) -> u16 {
+        let index = match self {
+            Self::InvalidMass => 0,
+            Self::InvalidMaxSpeed => 1,
+            Self::InvalidMaxForce => 2,
+            Self::NonFiniteSteering => 3,
+            Self::NonFiniteMotion => 4,
+            Self::MissingTarget(kind) => 5 + kind as u16,
+            Self::NonFiniteForce(kind) => 10 + kind as u16,
+        };
+        1 << index
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::InvalidMass => {
+                f.write_str("Mass is not a positive finite number; steering forces are ignored")
+            }
+            Self::InvalidMaxSpeed => {
+                f.write_str("MaxSpeed is negative or not finite; it counts as 0")
+            }
+            Self::InvalidMaxForce => {
+                f.write_str("MaxForce is negative or not finite; it counts as 0")
+            }
+            Self::NonFiniteSteering => {
+                f.write_str("the accumulated Steering force is not finite; it is dropped")
+            }
+            Self::NonFiniteMotion => f.write_str(
+                "velocity or position is not finite; velocity set to zero, position kept",
+            ),
+            Self::MissingTarget(kind) => write!(
+                f,
+                "the {} target entity does not exist or has no Transform; no {} force",
+                kind.name(),
+                kind.name()
+            ),
+            Self::NonFiniteForce(kind) => write!(
+                f,
+                "the {} force is not finite (check its target, weight and parameters); dropped",
+                kind.name()
+            ),
+        }
+    }
+}
+
+/// The [`Problem`]s already logged for this agent, so each is logged once per entity.
+///
+/// Required by [`Steering`](crate::components::Steering). Read it to find agents with bad input;
+/// reset it to `default()` to have their problems logged again.
+#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[reflect(Component, Default, Debug, PartialEq, Clone)]
+pub struct ReportedProblems(u16);
+
+impl ReportedProblems {
+    /// Whether `problem` has been reported for this agent.
+    pub fn contains(self, problem: Problem) -> bool {
+        self.0 & problem.bit() != 0
+    }
+
+    /// Whether no problem has been reported for this agent.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+/// Logs `problem` for `entity` unless it was logged before, without touching change detection when
+/// there is nothing new to record.
+pub(crate) fn report(problems: &mut Mut<ReportedProblems>, entity: Entity, problem: Problem) {
+    if !problems.contains(problem) {
+        problems.0 |= problem.bit();
+        warn!("bevy_steer: agent {entity}: {problem}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_problem_has_its_own_bit() {
+        let mut problems = vec![
+            Problem::InvalidMass,
+            Problem::InvalidMaxSpeed,
+            Problem::InvalidMaxForce,
+            Problem::NonFiniteSteering,
+            Problem::NonFiniteMotion,
+        ];
+        for kind in BehaviourKind::ALL {
+            problems.push(Problem::MissingTarget(kind));
+            problems.push(Problem::NonFiniteForce(kind));
+        }
+        let mut seen = 0u16;
+        for problem in problems {
+            assert_eq!(seen & problem.bit(), 0, "{problem:?} shares a bit");
+            seen |= problem.bit();
+        }
+    }
+}
