@@ -31,6 +31,16 @@ pub enum NoTarget {
     Unset,
     /// The target entity does not exist (or has no `Transform`).
     Missing,
+    /// The target's position or velocity is not finite.
+    NonFinite,
+}
+
+fn finite(state: TargetState) -> Result<TargetState, NoTarget> {
+    if state.position.is_finite() && state.velocity.is_finite() {
+        Ok(state)
+    } else {
+        Err(NoTarget::NonFinite)
+    }
 }
 
 /// A behaviour that steers toward or away from a target, computed by one shared system.
@@ -59,7 +69,7 @@ fn target_state(
     if entity == Entity::PLACEHOLDER {
         return Err(NoTarget::Unset);
     }
-    lookup(entity).ok_or(NoTarget::Missing)
+    lookup(entity).ok_or(NoTarget::Missing).and_then(finite)
 }
 
 /// What [`Seek`] and [`Flee`] aim at.
@@ -86,9 +96,13 @@ impl Target {
         lookup: impl Fn(Entity) -> Option<TargetState>,
     ) -> Result<Vec2, NoTarget> {
         match self {
-            Self::Point(point) => Ok(point),
-            Self::Entity(entity) => target_state(entity, lookup).map(|state| state.position),
+            Self::Point(point) => finite(TargetState {
+                position: point,
+                velocity: Vec2::ZERO,
+            }),
+            Self::Entity(entity) => target_state(entity, lookup),
         }
+        .map(|state| state.position)
     }
 }
 

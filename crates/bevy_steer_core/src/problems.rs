@@ -66,13 +66,16 @@ pub enum Problem {
     /// The behaviour's target entity does not exist (it was despawned) or has no `Transform`: the
     /// behaviour adds no force until it is given a target that exists.
     MissingTarget(BehaviourKind),
-    /// The behaviour's force came out non-finite (a non-finite target point, weight or parameter):
-    /// it is dropped for that step.
+    /// The behaviour's target point, or its target entity's position or velocity, is not finite:
+    /// the behaviour adds no force while it stays so.
+    NonFiniteTarget(BehaviourKind),
+    /// The behaviour's force came out non-finite (a non-finite weight or parameter): it is dropped
+    /// for that step.
     NonFiniteForce(BehaviourKind),
 }
 
 impl Problem {
-    fn bit(self) -> u16 {
+    fn bit(self) -> u32 {
         let index = match self {
             Self::InvalidMass => 0,
             Self::InvalidMaxSpeed => 1,
@@ -80,7 +83,8 @@ impl Problem {
             Self::NonFiniteSteering => 3,
             Self::NonFiniteMotion => 4,
             Self::MissingTarget(kind) => 5 + kind as u16,
-            Self::NonFiniteForce(kind) => 10 + kind as u16,
+            Self::NonFiniteTarget(kind) => 10 + kind as u16,
+            Self::NonFiniteForce(kind) => 15 + kind as u16,
         };
         1 << index
     }
@@ -110,9 +114,15 @@ impl fmt::Display for Problem {
                 kind.name(),
                 kind.name()
             ),
+            Self::NonFiniteTarget(kind) => write!(
+                f,
+                "the {} target's position or velocity is not finite; no {} force",
+                kind.name(),
+                kind.name()
+            ),
             Self::NonFiniteForce(kind) => write!(
                 f,
-                "the {} force is not finite (check its target, weight and parameters); dropped",
+                "the {} force is not finite (check its weight and parameters); dropped",
                 kind.name()
             ),
         }
@@ -125,7 +135,7 @@ impl fmt::Display for Problem {
 /// reset it to `default()` to have their problems logged again.
 #[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[reflect(Component, Default, Debug, PartialEq, Clone)]
-pub struct ReportedProblems(u16);
+pub struct ReportedProblems(u32);
 
 impl ReportedProblems {
     /// Whether `problem` has been reported for this agent.
@@ -163,9 +173,10 @@ mod tests {
         ];
         for kind in BehaviourKind::ALL {
             problems.push(Problem::MissingTarget(kind));
+            problems.push(Problem::NonFiniteTarget(kind));
             problems.push(Problem::NonFiniteForce(kind));
         }
-        let mut seen = 0u16;
+        let mut seen = 0u32;
         for problem in problems {
             assert_eq!(seen & problem.bit(), 0, "{problem:?} shares a bit");
             seen |= problem.bit();

@@ -79,6 +79,9 @@ pub fn apply_targeted_behaviour<B: TargetedBehaviour>(
                 Err(NoTarget::Missing) => {
                     report(&mut problems, entity, Problem::MissingTarget(B::KIND));
                 }
+                Err(NoTarget::NonFinite) => {
+                    report(&mut problems, entity, Problem::NonFiniteTarget(B::KIND));
+                }
                 Err(NoTarget::Unset) => {}
             }
         },

@@ -1,0 +1,306 @@
+//! Every bad input of the issue list: none panics, none produces a NaN, each does what the docs say.
+
+mod common;
+
+use bevy::prelude::*;
+use bevy_steer_core::prelude::*;
+use common::*;
+
+fn spawn(app: &mut App, bundle: impl Bundle) -> Entity {
+    app.world_mut().spawn(bundle).id()
+}
+
+#[test]
+fn a_new_agent_at_rest_starts_every_behaviour_without_nan() {
+    let mut app = create_app(60.0);
+    let other = spawn(&mut app, (at(50.0, 50.0), Steering::default()));
+    let agents = [
+        spawn(&mut app, (at(0.0, 0.0), Wander::default())),
+        spawn(
+            &mut app,
+            (
+                at(0.0, 0.0),
+                Wander::default().with_frame(WanderFrame::Heading),
+            ),
+        ),
+        spawn(&mut app, (at(0.0, 0.0), Seek::new(Vec2::new(10.0, 0.0)))),
+        spawn(&mut app, (at(0.0, 0.0), Flee::new(Vec2::new(10.0, 0.0)))),
+        spawn(&mut app, (at(0.0, 0.0), Pursue::new(other))),
+        spawn(&mut app, (at(0.0, 0.0), Evade::new(other))),
+    ];
+    step_checking(&mut app, 30, |app, _| assert_agents_sane(app));
+    for agent in agents {
+        assert!(
+            velocity(&app, agent).length() > 1.0,
+            "{agent} did not start moving"
+        );
+        assert!(problems(&app, agent).is_empty());
+    }
+}
+
+#[test]
+fn a_target_on_the_agent_itself_gives_a_safe_force() {
+    let mut app = create_app(60.0);
+    // Seek: brakes to rest. Flee: keeps running along its heading, or stays at rest.
+    let seeker = spawn(
+        &mut app,
+        (
+            at(5.0, 5.0),
+            Velocity(Vec2::new(40.0, 0.0)),
+            Seek::new(Vec2::new(5.0, 5.0)),
+        ),
+    );
+    let moving_fleer = spawn(
+        &mut app,
+        (
+            at(0.0, 0.0),
+            Velocity(Vec2::new(40.0, 0.0)),
+            Flee::new(Vec2::ZERO),
+        ),
+    );
+    let resting_fleer = spawn(&mut app, (at(0.0, 0.0), Flee::new(Vec2::ZERO)));
+    step(&mut app, 1);
+    assert_agents_sane(&mut app);
+    assert!(velocity(&app, seeker).x < 40.0);
+    assert!(velocity(&app, moving_fleer).x > 40.0);
+    assert_eq!(velocity(&app, resting_fleer), Vec2::ZERO);
+    // An agent told to seek or pursue itself brakes to rest too.
+    let self_seeker = spawn(&mut app, (at(9.0, 9.0), Velocity(Vec2::new(0.0, 30.0))));
+    app.world_mut()
+        .entity_mut(self_seeker)
+        .insert((Seek::new(self_seeker), Pursue::new(self_seeker)));
+    step_checking(&mut app, 600, |app, _| assert_agents_sane(app));
+    assert!(velocity(&app, self_seeker).length() < 1.0);
+}
+
+#[test]
+fn an_invalid_mass_makes_the_agent_coast_and_is_reported_once() {
+    for mass in [0.0, -2.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        let mut app = create_app(60.0);
+        let agent = spawn(
+            &mut app,
+            (
+                at(0.0, 0.0),
+                Velocity(Vec2::new(30.0, 0.0)),
+                Mass(mass),
+                Seek::new(Vec2::new(0.0, 500.0)),
+            ),
+        );
+        step_checking(&mut app, 60, |app, _| assert_agents_sane(app));
+        assert_eq!(velocity(&app, agent), Vec2::new(30.0, 0.0), "mass {mass}");
+        assert!(
+            (position(&app, agent) - Vec2::new(30.0, 0.0)).length() < 1e-3,
+            "mass {mass}"
+        );
+        assert!(
+            problems(&app, agent).contains(Problem::InvalidMass),
+            "mass {mass}"
+        );
+    }
+}
+
+#[test]
+fn a_tiny_mass_reaches_full_speed_at_once_without_overflow() {
+    let mut app = create_app(60.0);
+    let agent = spawn(
+        &mut app,
+        (
+            at(0.0, 0.0),
+            Mass(f32::MIN_POSITIVE),
+            Seek::new(Vec2::new(0.0, 500.0)),
+        ),
+    );
+    step(&mut app, 1);
+    assert_agents_sane(&mut app);
+    assert!((velocity(&app, agent) - Vec2::new(0.0, 180.0)).length() < 1e-2);
+    assert!(problems(&app, agent).is_empty());
+}
+
+#[test]
+fn an_invalid_max_speed_counts_as_zero() {
+    for max_speed in [-1.0, f32::NAN, f32::INFINITY] {
+        let mut app = create_app(60.0);
+        let agent = spawn(
+            &mut app,
+            (
+                at(0.0, 0.0),
+                Velocity(Vec2::new(30.0, 0.0)),
+                MaxSpeed(max_speed),
+                Wander::default(),
+            ),
+        );
+        step_checking(&mut app, 60, |app, _| assert_agents_sane(app));
+        assert_eq!(velocity(&app, agent), Vec2::ZERO, "max speed {max_speed}");
+        assert!(problems(&app, agent).contains(Problem::InvalidMaxSpeed));
+    }
+    // Zero is a valid limit: the agent stands still and nothing is reported.
+    let mut app = create_app(60.0);
+    let agent = spawn(
+        &mut app,
+        (
+            at(0.0, 0.0),
+            MaxSpeed(0.0),
+            Seek::new(Vec2::new(100.0, 0.0)),
+        ),
+    );
+    step(&mut app, 10);
+    assert_eq!(position(&app, agent), Vec2::ZERO);
+    assert!(problems(&app, agent).is_empty());
+}
+
+#[test]
+fn an_invalid_max_force_counts_as_zero() {
+    for max_force in [-1.0, f32::NAN, f32::INFINITY] {
+        let mut app = create_app(60.0);
+        let agent = spawn(
+            &mut app,
+            (
+                at(0.0, 0.0),
+                Velocity(Vec2::new(30.0, 0.0)),
+                MaxForce(max_force),
+                Seek::new(Vec2::new(0.0, 500.0)),
+            ),
+        );
+        step_checking(&mut app, 60, |app, _| assert_agents_sane(app));
+        assert_eq!(
+            velocity(&app, agent),
+            Vec2::new(30.0, 0.0),
+            "max force {max_force}"
+        );
+        assert!(problems(&app, agent).contains(Problem::InvalidMaxForce));
+    }
+}
+
+#[test]
+fn a_non_finite_target_or_weight_drops_that_force_only() {
+    for bad in [f32::NAN, f32::INFINITY] {
+        let mut app = create_app(60.0);
+        let bad_point = spawn(
+            &mut app,
+            (
+                at(0.0, 0.0),
+                Seek::new(Vec2::new(bad, 0.0)),
+                Flee::new(Vec2::new(-10.0, 0.0)),
+            ),
+        );
+        let bad_weight = spawn(&mut app, (at(0.0, 0.0), Wander::default().with_weight(bad)));
+        step_checking(&mut app, 30, |app, _| assert_agents_sane(app));
+        // The flee force still applies.
+        assert!(velocity(&app, bad_point).x > 1.0);
+        let reported = problems(&app, bad_point);
+        assert!(
+            reported.contains(Problem::NonFiniteTarget(BehaviourKind::Seek)),
+            "{bad}"
+        );
+        assert!(!reported.contains(Problem::NonFiniteTarget(BehaviourKind::Flee)));
+        assert!(
+            problems(&app, bad_weight).contains(Problem::NonFiniteForce(BehaviourKind::Wander))
+        );
+    }
+}
+
+#[test]
+fn a_despawned_target_stops_the_force_and_is_reported() {
+    let mut app = create_app(60.0);
+    let prey = spawn(
+        &mut app,
+        (
+            at(100.0, 0.0),
+            Velocity(Vec2::new(0.0, 50.0)),
+            Steering::default(),
+        ),
+    );
+    let hunter = spawn(&mut app, (at(0.0, 0.0), Pursue::new(prey)));
+    let seeker = spawn(&mut app, (at(0.0, 0.0), Seek::new(prey)));
+    let evader = spawn(&mut app, (at(0.0, 0.0), Evade::new(prey)));
+    step(&mut app, 30);
+    app.world_mut().despawn(prey);
+    step_checking(&mut app, 30, |app, _| assert_agents_sane(app));
+    for (agent, kind) in [
+        (hunter, BehaviourKind::Pursue),
+        (seeker, BehaviourKind::Seek),
+        (evader, BehaviourKind::Evade),
+    ] {
+        assert!(
+            problems(&app, agent).contains(Problem::MissingTarget(kind)),
+            "{kind:?}"
+        );
+    }
+    // With no force, the hunter coasts at the velocity it had.
+    let before = velocity(&app, hunter);
+    step(&mut app, 5);
+    assert_eq!(velocity(&app, hunter), before);
+}
+
+#[test]
+fn a_placeholder_target_is_idle_and_silent() {
+    let mut app = create_app(60.0);
+    let agent = spawn(
+        &mut app,
+        (at(0.0, 0.0), Pursue::default(), Evade::default()),
+    );
+    step(&mut app, 10);
+    assert_eq!(position(&app, agent), Vec2::ZERO);
+    assert!(problems(&app, agent).is_empty());
+}
+
+#[test]
+fn a_target_without_velocity_is_pursued_where_it_stands() {
+    let mut app = create_app(60.0);
+    let post = spawn(&mut app, at(200.0, 0.0));
+    let hunter = spawn(&mut app, (at(0.0, 0.0), Pursue::new(post)));
+    step(&mut app, 60);
+    let velocity = velocity(&app, hunter);
+    assert!(velocity.x > 50.0 && velocity.y.abs() < 1e-3, "{velocity}");
+    assert!(problems(&app, hunter).is_empty());
+}
+
+#[test]
+fn non_finite_motion_is_stopped_and_does_not_spread() {
+    let mut app = create_app(60.0);
+    let broken = spawn(
+        &mut app,
+        (
+            at(f32::NAN, 0.0),
+            Velocity(Vec2::new(f32::NAN, 1.0)),
+            Steering::default(),
+        ),
+    );
+    let fast = spawn(
+        &mut app,
+        (
+            at(0.0, 0.0),
+            Velocity(Vec2::new(f32::INFINITY, 0.0)),
+            Steering::default(),
+        ),
+    );
+    let hunter = spawn(
+        &mut app,
+        (at(0.0, 0.0), Pursue::new(broken), Evade::new(broken)),
+    );
+    step(&mut app, 10);
+    assert_eq!(velocity(&app, broken), Vec2::ZERO);
+    assert!(problems(&app, broken).contains(Problem::NonFiniteMotion));
+    assert_eq!(velocity(&app, fast), Vec2::ZERO);
+    assert_eq!(position(&app, fast), Vec2::ZERO);
+    assert!(position(&app, hunter).is_finite());
+    assert!(velocity(&app, hunter).is_finite());
+    assert!(problems(&app, hunter).contains(Problem::NonFiniteTarget(BehaviourKind::Pursue)));
+    assert!(problems(&app, hunter).contains(Problem::NonFiniteTarget(BehaviourKind::Evade)));
+}
+
+#[test]
+fn a_non_finite_custom_force_is_dropped() {
+    let mut app = create_app(60.0);
+    let agent = spawn(
+        &mut app,
+        (
+            at(0.0, 0.0),
+            Velocity(Vec2::new(10.0, 0.0)),
+            Steering(Vec2::NAN),
+        ),
+    );
+    step(&mut app, 1);
+    assert_eq!(velocity(&app, agent), Vec2::new(10.0, 0.0));
+    assert!(problems(&app, agent).contains(Problem::NonFiniteSteering));
+}

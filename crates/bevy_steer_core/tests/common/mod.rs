@@ -1,0 +1,104 @@
+//! Shared test helpers: a headless app stepped one fixed step at a time.
+#![allow(dead_code, reason = "each test binary uses a different subset")]
+
+use std::time::Duration;
+
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_steer_core::prelude::*;
+
+/// Counts the fixed steps run so far.
+#[derive(Resource, Default)]
+pub struct StepCount(pub u32);
+
+fn count_step(mut count: ResMut<StepCount>) {
+    count.0 += 1;
+}
+
+/// An app with `MinimalPlugins` and `SteeringPlugin` in `FixedUpdate` at `steps_per_second`, where
+/// each `app.update()` advances time by exactly one step.
+pub fn create_app(steps_per_second: f64) -> App {
+    create_app_with(steps_per_second, SteeringPlugin::default())
+}
+
+/// Like [`create_app`], with a plugin configured by the caller.
+pub fn create_app_with(steps_per_second: f64, plugin: SteeringPlugin) -> App {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, plugin));
+    let step = Duration::from_secs_f64(1.0 / steps_per_second);
+    app.insert_resource(Time::<Fixed>::from_duration(step))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(step))
+        .init_resource::<StepCount>()
+        .add_systems(FixedUpdate, count_step.after(SteeringSystems::Integrate));
+    app
+}
+
+/// Runs exactly `steps` fixed steps.
+pub fn step(app: &mut App, steps: u32) {
+    let target = app.world().resource::<StepCount>().0 + steps;
+    let mut updates = 0;
+    while app.world().resource::<StepCount>().0 < target {
+        app.update();
+        updates += 1;
+        assert!(
+            updates < 3 * steps + 10,
+            "the fixed schedule is not running"
+        );
+    }
+}
+
+/// Runs `steps` fixed steps, calling `check` after each with the step number (from 1).
+pub fn step_checking(app: &mut App, steps: u32, mut check: impl FnMut(&mut App, u32)) {
+    for number in 1..=steps {
+        step(app, 1);
+        check(app, number);
+    }
+}
+
+pub fn position(app: &App, entity: Entity) -> Vec2 {
+    app.world()
+        .get::<Transform>(entity)
+        .expect("agent has a Transform")
+        .translation
+        .truncate()
+}
+
+pub fn velocity(app: &App, entity: Entity) -> Vec2 {
+    app.world()
+        .get::<Velocity>(entity)
+        .expect("agent has a Velocity")
+        .0
+}
+
+pub fn problems(app: &App, entity: Entity) -> ReportedProblems {
+    *app.world()
+        .get::<ReportedProblems>(entity)
+        .expect("agent has ReportedProblems")
+}
+
+pub fn at(x: f32, y: f32) -> Transform {
+    Transform::from_xyz(x, y, 0.0)
+}
+
+/// Asserts that every agent's position, velocity and steering are finite and its speed within its
+/// limit (plus a float tolerance).
+pub fn assert_agents_sane(app: &mut App) {
+    let mut agents = app
+        .world_mut()
+        .query::<(Entity, &Transform, &Velocity, &Steering, &MaxSpeed)>();
+    for (entity, transform, velocity, steering, max_speed) in agents.iter(app.world()) {
+        assert!(
+            transform.translation.is_finite(),
+            "{entity}: position {}",
+            transform.translation
+        );
+        assert!(velocity.is_finite(), "{entity}: velocity {}", velocity.0);
+        assert!(steering.is_finite(), "{entity}: steering {}", steering.0);
+        let limit = max_speed.effective();
+        assert!(
+            velocity.length() <= limit * (1.0 + 1e-5) + 1e-5,
+            "{entity}: speed {} above {limit}",
+            velocity.length()
+        );
+    }
+}
