@@ -57,9 +57,10 @@ pub mod forces;
 pub mod plugin;
 pub mod problems;
 pub mod rng;
+pub mod spatial;
 pub mod systems;
 
-pub use plugin::{SteeringPlugin, SteeringSystems};
+pub use plugin::{SteeringPlugin, SteeringStepStats, SteeringSystems};
 
 /// Everything needed to add the plugin and spawn agents.
 pub mod prelude {
@@ -67,7 +68,8 @@ pub mod prelude {
         Evade, Flee, Pursue, Seek, Target, TargetedBehaviour, Wander, WanderFrame, WanderMethod,
     };
     pub use crate::components::{FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, Velocity};
-    pub use crate::plugin::{SteeringPlugin, SteeringSystems};
+    pub use crate::plugin::{SteeringPlugin, SteeringStepStats, SteeringSystems};
     pub use crate::problems::{BehaviourKind, Problem, ReportedProblems};
     pub use crate::rng::{SteeringRng, SteeringSeed};
+    pub use crate::spatial::{Neighbour, SpatialIndex, SpatialIndexPlugin};
 }

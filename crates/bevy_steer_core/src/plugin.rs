@@ -8,10 +8,39 @@ use crate::components::{FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, Veloci
 use crate::problems::{BehaviourKind, Problem, ReportedProblems};
 use crate::rng::{SteeringRng, SteeringSeed};
 use crate::systems::{apply_targeted_behaviour, apply_wander, integrate};
+use bevy::platform::time::Instant;
+
+/// How the last steering step went: for read-outs such as the tuning panel's.
+#[derive(Resource, Clone, Copy, Debug, Default)]
+pub struct SteeringStepStats {
+    /// Wall-clock time of the last step, from the start of [`SteeringSystems::Index`] to the end of
+    /// [`SteeringSystems::Integrate`].
+    pub duration: core::time::Duration,
+    /// The number of agents (entities with [`Steering`]) after the last step.
+    pub agents: usize,
+    /// Steps run so far.
+    pub steps: u64,
+    started: Option<Instant>,
+}
+
+fn start_step_clock(mut stats: ResMut<SteeringStepStats>) {
+    stats.started = Some(Instant::now());
+}
+
+fn stop_step_clock(mut stats: ResMut<SteeringStepStats>, agents: Query<(), With<Steering>>) {
+    if let Some(started) = stats.started.take() {
+        stats.duration = started.elapsed();
+    }
+    stats.agents = agents.iter().len();
+    stats.steps += 1;
+}
 
 /// The steps of one steering update, chained in this order in the plugin's schedule.
 #[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SteeringSystems {
+    /// [`SpatialIndex`](crate::spatial::SpatialIndex) resources are rebuilt from the agents'
+    /// positions.
+    Index,
     /// Your game logic that picks behaviours and targets for this step goes here (the hunter / prey
     /// example decides who hunts whom here).
     Decide,
@@ -87,9 +116,11 @@ impl Plugin for SteeringPlugin {
             .register_type::<SteeringRng>()
             .register_type::<SteeringSeed>()
             .insert_resource(SteeringSeed(self.seed))
+            .init_resource::<SteeringStepStats>()
             .configure_sets(
                 self.schedule,
                 (
+                    SteeringSystems::Index,
                     SteeringSystems::Decide,
                     SteeringSystems::Behaviours,
                     SteeringSystems::CustomForces,
@@ -109,6 +140,13 @@ impl Plugin for SteeringPlugin {
                     .chain()
                     .in_set(SteeringSystems::Behaviours),
             )
-            .add_systems(self.schedule, integrate.in_set(SteeringSystems::Integrate));
+            .add_systems(self.schedule, integrate.in_set(SteeringSystems::Integrate))
+            .add_systems(
+                self.schedule,
+                (
+                    start_step_clock.before(SteeringSystems::Index),
+                    stop_step_clock.after(SteeringSystems::Integrate),
+                ),
+            );
     }
 }

@@ -1,0 +1,381 @@
+//! Neighbour queries: which agents with a marker component are within a radius, and which is closest.
+//!
+//! [`SpatialIndexPlugin<M>`] keeps a [`SpatialIndex<M>`] resource of every entity with the marker `M`
+//! and a `Transform`, rebuilt at the start of each steering step (in
+//! [`SteeringSystems::Index`]), so game logic in [`SteeringSystems::Decide`] and custom forces can
+//! ask it questions. It is a uniform grid over the entities' bounding box, filled by a counting
+//! sort: rebuilding costs time linear in the number of entities, and a query visits only the cells
+//! its circle overlaps.
+//!
+//! ```
+//! use bevy::prelude::*;
+//! use bevy_steer_core::prelude::*;
+//!
+//! #[derive(Component)]
+//! struct Prey;
+//!
+//! fn hunt(prey: Res<SpatialIndex<Prey>>, hunters: Query<(Entity, &Transform, &mut Pursue)>) {
+//!     for (hunter, transform, mut pursue) in hunters {
+//!         if let Some(closest) = prey.closest(transform.translation.truncate(), 250.0, Some(hunter)) {
+//!             pursue.target = closest.entity;
+//!         }
+//!     }
+//! }
+//!
+//! App::new()
+//!     .add_plugins((MinimalPlugins, SteeringPlugin::default(), SpatialIndexPlugin::<Prey>::new(100.0)))
+//!     .add_systems(FixedUpdate, hunt.in_set(SteeringSystems::Decide));
+//! ```
+
+use core::marker::PhantomData;
+
+use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
+use bevy::prelude::*;
+
+use crate::plugin::SteeringSystems;
+
+/// An entity found by a [`SpatialIndex`] query.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Neighbour {
+    /// The entity.
+    pub entity: Entity,
+    /// Its position when the index was built.
+    pub position: Vec2,
+}
+
+/// Entities with the marker `M`, indexed by position. See the [module docs](self).
+///
+/// Entities whose position is not finite are left out.
+#[derive(Resource)]
+pub struct SpatialIndex<M> {
+    /// The cell size asked for.
+    requested_cell_size: f32,
+    /// The cell size of the current grid: the one asked for, or wider for thinly spread entities.
+    cell_size: f32,
+    origin: Vec2,
+    columns: usize,
+    rows: usize,
+    /// `cell_starts[c]..cell_starts[c + 1]` are the entries of cell `c` (row-major).
+    cell_starts: Vec<u32>,
+    entries: Vec<Neighbour>,
+    marker: PhantomData<fn() -> M>,
+}
+
+impl<M> SpatialIndex<M> {
+    /// An empty index with grid cells `cell_size` wide. Queries are cheapest when the cell size is
+    /// about the radius they use most. A cell size that is not a positive finite number counts as 1.
+    pub fn new(cell_size: f32) -> Self {
+        let cell_size = if cell_size > 0.0 && cell_size.is_finite() {
+            cell_size
+        } else {
+            1.0
+        };
+        Self {
+            requested_cell_size: cell_size,
+            cell_size,
+            origin: Vec2::ZERO,
+            columns: 0,
+            rows: 0,
+            cell_starts: vec![0],
+            entries: Vec::new(),
+            marker: PhantomData,
+        }
+    }
+
+    /// The number of indexed entities.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no entity is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Rebuilds the index from `(entity, position)` pairs, in time linear in their number.
+    pub fn rebuild(&mut self, items: impl IntoIterator<Item = (Entity, Vec2)>) {
+        self.entries.clear();
+        self.entries.extend(
+            items
+                .into_iter()
+                .filter(|(_, position)| position.is_finite())
+                .map(|(entity, position)| Neighbour { entity, position }),
+        );
+        let (min, max) = self.entries.iter().fold(
+            (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN)),
+            |(min, max), entry| (min.min(entry.position), max.max(entry.position)),
+        );
+        if self.entries.is_empty() {
+            self.columns = 0;
+            self.rows = 0;
+            self.cell_starts.clear();
+            self.cell_starts.push(0);
+            return;
+        }
+        // Widen the cells when the entities are spread so thin that the grid would have many more
+        // cells than entities (which would make rebuilding cost more than linear). In f64, where
+        // the extent of any two finite f32 positions is finite.
+        let extent = max.as_dvec2() - min.as_dvec2();
+        let most_cells = (4 * self.entries.len()).max(64) as f64;
+        let cells_along = |length: f64, size: f64| (length / size).floor() + 1.0;
+        let mut cell_size = f64::from(self.requested_cell_size);
+        while cells_along(extent.x, cell_size) * cells_along(extent.y, cell_size) > most_cells {
+            cell_size *= 2.0;
+        }
+        self.origin = min;
+        self.columns = cells_along(extent.x, cell_size) as usize;
+        self.rows = cells_along(extent.y, cell_size) as usize;
+        self.cell_size = cell_size as f32;
+        let effective_cell_size = self.cell_size;
+
+        // Counting sort by cell.
+        let cell_count = self.columns * self.rows;
+        self.cell_starts.clear();
+        self.cell_starts.resize(cell_count + 1, 0);
+        let cell_of = |position: Vec2| {
+            let local = (position - min) / effective_cell_size;
+            let column = (local.x as usize).min(self.columns - 1);
+            let row = (local.y as usize).min(self.rows - 1);
+            row * self.columns + column
+        };
+        for entry in &self.entries {
+            self.cell_starts[cell_of(entry.position) + 1] += 1;
+        }
+        for cell in 0..cell_count {
+            self.cell_starts[cell + 1] += self.cell_starts[cell];
+        }
+        let mut next_slot: Vec<u32> = self.cell_starts[..cell_count].to_vec();
+        let mut sorted = vec![
+            Neighbour {
+                entity: Entity::PLACEHOLDER,
+                position: Vec2::ZERO,
+            };
+            self.entries.len()
+        ];
+        for entry in &self.entries {
+            let slot = &mut next_slot[cell_of(entry.position)];
+            sorted[*slot as usize] = *entry;
+            *slot += 1;
+        }
+        self.entries = sorted;
+    }
+
+    /// Calls `visit` for every indexed entity within `radius` of `point` (distance `<= radius`).
+    pub fn for_each_within(&self, point: Vec2, radius: f32, mut visit: impl FnMut(Neighbour)) {
+        if self.entries.is_empty() || radius.is_nan() || radius < 0.0 || !point.is_finite() {
+            return;
+        }
+        let radius_squared = radius * radius;
+        // The grid cells the circle's bounding box touches, in f64 so that far-off points and huge
+        // radii do not overflow.
+        let cell_size = f64::from(self.cell_size);
+        let centre = point.as_dvec2() - self.origin.as_dvec2();
+        let low = ((centre - f64::from(radius)) / cell_size).floor();
+        let high = ((centre + f64::from(radius)) / cell_size).floor();
+        if high.x < 0.0 || high.y < 0.0 || low.x >= self.columns as f64 || low.y >= self.rows as f64
+        {
+            return;
+        }
+        // Float-to-int casts saturate, so infinite bounds clamp to the grid.
+        let first_column = low.x.max(0.0) as usize;
+        let last_column = (high.x as usize).min(self.columns - 1);
+        let first_row = low.y.max(0.0) as usize;
+        let last_row = (high.y as usize).min(self.rows - 1);
+        for row in first_row..=last_row {
+            let start = self.cell_starts[row * self.columns + first_column] as usize;
+            let end = self.cell_starts[row * self.columns + last_column + 1] as usize;
+            for entry in &self.entries[start..end] {
+                if entry.position.distance_squared(point) <= radius_squared {
+                    visit(*entry);
+                }
+            }
+        }
+    }
+
+    /// Every indexed entity within `radius` of `point`.
+    pub fn within(&self, point: Vec2, radius: f32) -> Vec<Neighbour> {
+        let mut found = Vec::new();
+        self.for_each_within(point, radius, |neighbour| found.push(neighbour));
+        found
+    }
+
+    /// The indexed entity closest to `point` within `radius`, leaving out `exclude` (the asking
+    /// entity itself, say). Ties go to the lesser `Entity`, so the answer does not depend on the
+    /// order entities were indexed in.
+    pub fn closest(&self, point: Vec2, radius: f32, exclude: Option<Entity>) -> Option<Neighbour> {
+        let mut best: Option<(f32, Neighbour)> = None;
+        self.for_each_within(point, radius, |neighbour| {
+            if Some(neighbour.entity) == exclude {
+                return;
+            }
+            let distance = neighbour.position.distance_squared(point);
+            let better = match best {
+                None => true,
+                Some((best_distance, best_neighbour)) => {
+                    distance < best_distance
+                        || (distance == best_distance && neighbour.entity < best_neighbour.entity)
+                }
+            };
+            if better {
+                best = Some((distance, neighbour));
+            }
+        });
+        best.map(|(_, neighbour)| neighbour)
+    }
+}
+
+/// Keeps a [`SpatialIndex<M>`] of the entities with marker `M`, rebuilt in
+/// [`SteeringSystems::Index`] of the given schedule ([`FixedUpdate`] by default, as
+/// [`SteeringPlugin`](crate::SteeringPlugin)).
+pub struct SpatialIndexPlugin<M> {
+    cell_size: f32,
+    schedule: InternedScheduleLabel,
+    marker: PhantomData<fn() -> M>,
+}
+
+impl<M: Component> SpatialIndexPlugin<M> {
+    /// Indexes entities with `M` in grid cells `cell_size` wide (about the radius queries use).
+    pub fn new(cell_size: f32) -> Self {
+        Self {
+            cell_size,
+            schedule: FixedUpdate.intern(),
+            marker: PhantomData,
+        }
+    }
+
+    /// Rebuilds the index in `schedule`: the one [`SteeringPlugin`](crate::SteeringPlugin) runs in.
+    pub fn in_schedule(mut self, schedule: impl ScheduleLabel) -> Self {
+        self.schedule = schedule.intern();
+        self
+    }
+}
+
+impl<M: Component> Plugin for SpatialIndexPlugin<M> {
+    fn build(&self, app: &mut App) {
+        app.insert_resource(SpatialIndex::<M>::new(self.cell_size))
+            .add_systems(
+                self.schedule,
+                rebuild_spatial_index::<M>.in_set(SteeringSystems::Index),
+            );
+    }
+}
+
+/// Rebuilds [`SpatialIndex<M>`] from the current positions.
+pub fn rebuild_spatial_index<M: Component>(
+    mut index: ResMut<SpatialIndex<M>>,
+    entities: Query<(Entity, &Transform), With<M>>,
+) {
+    index.rebuild(
+        entities
+            .iter()
+            .map(|(entity, transform)| (entity, transform.translation.truncate())),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    struct Marker;
+
+    fn entity(index: u32) -> Entity {
+        Entity::from_raw_u32(index).unwrap()
+    }
+
+    fn index_of(points: &[Vec2], cell_size: f32) -> SpatialIndex<Marker> {
+        let mut index = SpatialIndex::new(cell_size);
+        index.rebuild(
+            points
+                .iter()
+                .enumerate()
+                .map(|(i, &p)| (entity(i as u32 + 1), p)),
+        );
+        index
+    }
+
+    fn brute_force_within(points: &[Vec2], point: Vec2, radius: f32) -> Vec<Entity> {
+        let mut found: Vec<Entity> = points
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.is_finite() && p.distance_squared(point) <= radius * radius)
+            .map(|(i, _)| entity(i as u32 + 1))
+            .collect();
+        found.sort();
+        found
+    }
+
+    #[test]
+    fn an_empty_index_finds_nothing() {
+        let index = index_of(&[], 10.0);
+        assert!(index.is_empty());
+        assert!(index.within(Vec2::ZERO, 100.0).is_empty());
+        assert_eq!(index.closest(Vec2::ZERO, 100.0, None), None);
+    }
+
+    #[test]
+    fn closest_skips_the_excluded_entity_and_breaks_ties_by_entity() {
+        let points = [
+            Vec2::ZERO,
+            Vec2::new(5.0, 0.0),
+            Vec2::new(-5.0, 0.0),
+            Vec2::new(50.0, 0.0),
+        ];
+        let index = index_of(&points, 10.0);
+        let closest = index.closest(Vec2::ZERO, 20.0, Some(entity(1))).unwrap();
+        // Entities 2 and 3 are equally close: the lesser by `Ord` wins.
+        assert_eq!(closest.entity, entity(2).min(entity(3)));
+        assert_eq!(index.closest(Vec2::new(40.0, 0.0), 5.0, None), None);
+    }
+
+    #[test]
+    fn non_finite_positions_are_left_out_and_queries_are_safe() {
+        let points = [
+            Vec2::new(f32::NAN, 0.0),
+            Vec2::splat(f32::INFINITY),
+            Vec2::ONE,
+        ];
+        let index = index_of(&points, 10.0);
+        assert_eq!(index.len(), 1);
+        assert!(index.within(Vec2::NAN, 10.0).is_empty());
+        assert!(index.within(Vec2::ONE, f32::NAN).is_empty());
+        assert_eq!(index.within(Vec2::ONE, f32::INFINITY).len(), 1);
+    }
+
+    #[test]
+    fn far_apart_entities_do_not_blow_up_the_grid() {
+        let points = [
+            Vec2::splat(-3.0e38),
+            Vec2::splat(3.0e38),
+            Vec2::ZERO,
+            Vec2::ONE,
+        ];
+        let index = index_of(&points, 0.001);
+        assert!(index.columns * index.rows <= 64);
+        assert_eq!(index.within(Vec2::ZERO, 2.0).len(), 2);
+        assert_eq!(index.within(Vec2::splat(3.0e38), 1.0).len(), 1);
+    }
+
+    proptest! {
+        #[test]
+        fn within_agrees_with_a_brute_force_scan(
+            points in prop::collection::vec((-500.0f32..500.0, -500.0f32..500.0), 0..200),
+            query in (-600.0f32..600.0, -600.0f32..600.0),
+            radius in 0.0f32..300.0,
+            cell_size in 1.0f32..200.0,
+        ) {
+            let points: Vec<Vec2> = points.into_iter().map(Vec2::from).collect();
+            let query = Vec2::from(query);
+            let index = index_of(&points, cell_size);
+            let mut found: Vec<Entity> = index.within(query, radius).iter().map(|n| n.entity).collect();
+            found.sort();
+            prop_assert_eq!(&found, &brute_force_within(&points, query, radius));
+            let closest = index.closest(query, radius, None).map(|n| n.entity);
+            let expected = found.iter().copied().min_by(|a, b| {
+                let distance = |e: &Entity| points[e.index_u32() as usize - 1].distance_squared(query);
+                distance(a).total_cmp(&distance(b)).then(a.cmp(b))
+            });
+            prop_assert_eq!(closest, expected);
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! The egui window: sliders per group, presets, and a read-out of the simulation.
+
+use std::path::PathBuf;
+
+use bevy::prelude::*;
+use bevy_egui::{EguiContexts, egui};
+use bevy_steer_core::SteeringStepStats;
+
+use crate::preset::{load_groups, save_groups};
+use crate::tuning::{TUNING_FIELDS, TuningGroups};
+
+/// Where the panel reads and writes preset files.
+#[derive(Resource, Clone, Debug)]
+pub struct PresetDirectory(pub PathBuf);
+
+/// The panel's own state: the group being tuned, the preset name typed, the last message.
+#[derive(Resource, Debug)]
+pub struct PanelState {
+    /// Index of the group being tuned in [`TuningGroups::groups`].
+    pub selected_group: usize,
+    /// The preset name in the text field.
+    pub preset_name: String,
+    /// The last message, and whether it reports an error.
+    pub status: Option<(String, bool)>,
+}
+
+impl Default for PanelState {
+    fn default() -> Self {
+        Self {
+            selected_group: 0,
+            preset_name: "default".to_owned(),
+            status: None,
+        }
+    }
+}
+
+impl PanelState {
+    fn report(&mut self, message: String, is_error: bool) {
+        if is_error {
+            warn!("bevy_steer_egui: {message}");
+        } else {
+            info!("bevy_steer_egui: {message}");
+        }
+        self.status = Some((message, is_error));
+    }
+}
+
+/// Width of the panel, fixed so the layout is the same on every run.
+const PANEL_WIDTH: f32 = 330.0;
+
+/// Draws the tuning window.
+pub fn tuning_panel(
+    mut contexts: EguiContexts,
+    mut groups: ResMut<TuningGroups>,
+    mut state: ResMut<PanelState>,
+    directory: Res<PresetDirectory>,
+    stats: Option<Res<SteeringStepStats>>,
+) -> Result {
+    let context = contexts.ctx_mut()?;
+    egui::Window::new("Steering tuning")
+        .anchor(egui::Align2::LEFT_TOP, [8.0, 8.0])
+        .resizable(false)
+        .default_width(PANEL_WIDTH)
+        .show(context, |ui| {
+            ui.set_width(PANEL_WIDTH);
+            if let Some(stats) = &stats {
+                ui.label(format!(
+                    "agents: {}    step: {:.2} ms",
+                    stats.agents,
+                    stats.duration.as_secs_f64() * 1000.0
+                ));
+            }
+            ui.separator();
+
+            let selected = state.selected_group.min(groups.groups().len() - 1);
+            let label_of = |index: usize| {
+                let group = &groups.groups()[index];
+                format!("{} ({} agents)", group.label, group.agents)
+            };
+            let mut chosen = selected;
+            egui::ComboBox::from_label("group")
+                .selected_text(label_of(selected))
+                .show_ui(ui, |ui| {
+                    for index in 0..groups.groups().len() {
+                        ui.selectable_value(&mut chosen, index, label_of(index));
+                    }
+                });
+            state.selected_group = chosen;
+
+            match groups.groups()[chosen].values {
+                Some(mut values) => {
+                    let mut changed = false;
+                    for field in &TUNING_FIELDS {
+                        let mut value = (field.get)(&values);
+                        let slider = egui::Slider::new(&mut value, field.range.clone())
+                            .text(field.label)
+                            .clamping(egui::SliderClamping::Always);
+                        if ui.add(slider).changed() {
+                            (field.set)(&mut values, value);
+                            changed = true;
+                        }
+                    }
+                    if changed {
+                        groups.set_values(chosen, values);
+                    }
+                }
+                None => {
+                    ui.label("no agents in this group yet");
+                }
+            }
+            ui.separator();
+
+            ui.horizontal(|ui| {
+                ui.label("preset");
+                ui.text_edit_singleline(&mut state.preset_name);
+            });
+            ui.horizontal(|ui| {
+                let name = state.preset_name.clone();
+                if ui.button("Save").clicked() {
+                    match save_groups(&groups, &directory.0, &name) {
+                        Ok(path) => state.report(format!("saved {}", path.display()), false),
+                        Err(error) => state.report(format!("not saved: {error}"), true),
+                    }
+                }
+                if ui.button("Load").clicked() {
+                    match load_groups(&mut groups, &directory.0, &name) {
+                        Ok(path) => state.report(format!("loaded {}", path.display()), false),
+                        Err(error) => {
+                            state.report(format!("not loaded, nothing changed: {error}"), true);
+                        }
+                    }
+                }
+                if ui.button("Reset").clicked() {
+                    groups.reset();
+                    state.report("reset to the starting values".to_owned(), false);
+                }
+            });
+            if let Some((message, is_error)) = &state.status {
+                let color = if *is_error {
+                    egui::Color32::from_rgb(255, 110, 100)
+                } else {
+                    egui::Color32::from_rgb(150, 220, 150)
+                };
+                ui.add(egui::Label::new(egui::RichText::new(message).color(color)).wrap());
+            }
+        });
+    Ok(())
+}

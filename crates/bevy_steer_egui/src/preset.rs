@@ -1,0 +1,208 @@
+//! Preset files: the tuning of every group, saved as RON and loaded back.
+//!
+//! Loading checks everything before anything changes: a missing, unreadable, malformed (truncated,
+//! empty, wrong types, unknown fields) or out-of-range file gives a [`PresetError`] and the current
+//! values stay. Saving writes a temporary file beside the target and renames it over the target, so
+//! the file on disk is always either the old preset or the new one, whole.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::tuning::{OutOfRange, TuningGroups, TuningValues};
+
+/// The tuning of every group, by group label.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Preset {
+    /// Each group's values, by label ("All" included).
+    pub groups: BTreeMap<String, TuningValues>,
+}
+
+/// Why a preset could not be loaded or saved.
+#[derive(Debug)]
+pub enum PresetError {
+    /// The preset name is empty or has characters other than letters, digits, `-` and `_`.
+    InvalidName(String),
+    /// The file does not exist.
+    NotFound(PathBuf),
+    /// A directory (or something else that is not a file) is where the file should be.
+    NotAFile(PathBuf),
+    /// Reading or writing failed.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        source: io::Error,
+    },
+    /// The file is not a valid preset: truncated, empty, wrong types, unknown fields.
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// What the parser said, with the line and column.
+        message: String,
+    },
+    /// A value is outside what the panel allows.
+    OutOfRange {
+        /// The file.
+        path: PathBuf,
+        /// The group holding the value.
+        group: String,
+        /// Which value and what is allowed.
+        error: OutOfRange,
+    },
+    /// The preset names a group this app does not have.
+    UnknownGroup {
+        /// The file.
+        path: PathBuf,
+        /// The group's label.
+        group: String,
+    },
+}
+
+impl fmt::Display for PresetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::InvalidName(name) => write!(
+                f,
+                "preset name {name:?} is not allowed: use letters, digits, '-' and '_'"
+            ),
+            Self::NotFound(path) => write!(f, "no preset file at {}", path.display()),
+            Self::NotAFile(path) => write!(f, "{} is not a file", path.display()),
+            Self::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            Self::Malformed { path, message } => {
+                write!(f, "{} is not a valid preset: {message}", path.display())
+            }
+            Self::OutOfRange { path, group, error } => {
+                write!(f, "{}: group {group:?}: {error}", path.display())
+            }
+            Self::UnknownGroup { path, group } => {
+                write!(
+                    f,
+                    "{}: this app has no tuning group {group:?}",
+                    path.display()
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for PresetError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// The file of preset `name` in `directory`: `directory/name.ron`. Names are limited to letters,
+/// digits, `-` and `_`, so a name cannot reach outside the directory.
+pub fn preset_path(directory: &Path, name: &str) -> Result<PathBuf, PresetError> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    if name.is_empty() || !name.chars().all(allowed) {
+        return Err(PresetError::InvalidName(name.to_owned()));
+    }
+    Ok(directory.join(format!("{name}.ron")))
+}
+
+impl Preset {
+    /// Checks every group's values against the panel's ranges.
+    pub fn check(&self, path: &Path) -> Result<(), PresetError> {
+        for (group, values) in &self.groups {
+            values.check().map_err(|error| PresetError::OutOfRange {
+                path: path.to_owned(),
+                group: group.clone(),
+                error,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Reads, parses and checks the preset at `path`.
+    pub fn load(path: &Path) -> Result<Self, PresetError> {
+        let text = fs::read_to_string(path).map_err(|source| match source.kind() {
+            io::ErrorKind::NotFound => PresetError::NotFound(path.to_owned()),
+            _ if path.is_dir() => PresetError::NotAFile(path.to_owned()),
+            _ => PresetError::Io {
+                path: path.to_owned(),
+                source,
+            },
+        })?;
+        let preset: Self = ron::from_str(&text).map_err(|error| PresetError::Malformed {
+            path: path.to_owned(),
+            message: error.to_string(),
+        })?;
+        preset.check(path)?;
+        Ok(preset)
+    }
+
+    /// Checks the preset and writes it to `path` atomically (a temporary file beside it, then a
+    /// rename), creating the directory if needed. On any error the existing file is untouched.
+    pub fn save(&self, path: &Path) -> Result<(), PresetError> {
+        self.check(path)?;
+        if path.exists() && !path.is_file() {
+            return Err(PresetError::NotAFile(path.to_owned()));
+        }
+        let io_error = |source| PresetError::Io {
+            path: path.to_owned(),
+            source,
+        };
+        let text = ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default())
+            .map_err(|error| io_error(io::Error::other(error)))?;
+        if let Some(directory) = path
+            .parent()
+            .filter(|parent| !parent.as_os_str().is_empty())
+        {
+            fs::create_dir_all(directory).map_err(io_error)?;
+        }
+        let file_name = path.file_name().unwrap_or_default().to_string_lossy();
+        let temporary = path.with_file_name(format!(".{file_name}.{}.tmp", std::process::id()));
+        let written = (|| {
+            let mut file = fs::File::create(&temporary)?;
+            file.write_all(text.as_bytes())?;
+            file.write_all(b"\n")?;
+            file.sync_all()?;
+            fs::rename(&temporary, path)
+        })();
+        if let Err(source) = written {
+            // Best effort: the temporary file may not even exist.
+            let _ = fs::remove_file(&temporary);
+            return Err(io_error(source));
+        }
+        Ok(())
+    }
+}
+
+/// Saves the current values of every group as preset `name` in `directory`; returns the file.
+pub fn save_groups(
+    groups: &TuningGroups,
+    directory: &Path,
+    name: &str,
+) -> Result<PathBuf, PresetError> {
+    let path = preset_path(directory, name)?;
+    groups.to_preset().save(&path)?;
+    Ok(path)
+}
+
+/// Loads preset `name` from `directory` into the groups; returns the file. On any error the groups
+/// keep their values.
+pub fn load_groups(
+    groups: &mut TuningGroups,
+    directory: &Path,
+    name: &str,
+) -> Result<PathBuf, PresetError> {
+    let path = preset_path(directory, name)?;
+    let preset = Preset::load(&path)?;
+    groups
+        .apply_preset(&preset)
+        .map_err(|unknown| PresetError::UnknownGroup {
+            path: path.clone(),
+            group: unknown.0,
+        })?;
+    Ok(path)
+}

@@ -1,0 +1,175 @@
+//! Preset files: every malformed or unreachable case gives a clear error, changes nothing and never
+//! damages the file on disk.
+
+use std::fs;
+use std::path::Path;
+
+use bevy_steer_egui::preset::{Preset, PresetError, load_groups, preset_path, save_groups};
+use bevy_steer_egui::tuning::{TuningGroups, TuningValues};
+
+fn groups_with_values(values: TuningValues) -> TuningGroups {
+    let mut groups = TuningGroups::default();
+    groups.set_values(0, values);
+    groups
+}
+
+fn tuned() -> TuningValues {
+    TuningValues {
+        circle_distance: 42.0,
+        circle_radius: 77.0,
+        angle_change: 0.5,
+        max_speed: 150.0,
+        max_force: 900.0,
+        mass: 0.5,
+    }
+}
+
+const GOOD: &str = "(groups: {\"All\": (circle_distance: 10.0, circle_radius: 20.0, angle_change: 1.0, max_speed: 100.0, max_force: 300.0, mass: 2.0)})";
+
+#[test]
+fn a_saved_preset_loads_back() {
+    let directory = tempfile::tempdir().unwrap();
+    let saved = save_groups(&groups_with_values(tuned()), directory.path(), "mine").unwrap();
+    assert_eq!(saved, directory.path().join("mine.ron"));
+    let mut groups = TuningGroups::default();
+    load_groups(&mut groups, directory.path(), "mine").unwrap();
+    assert_eq!(groups.get("All").unwrap().values, Some(tuned()));
+    // Nothing is left behind but the preset.
+    let names: Vec<_> = fs::read_dir(directory.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("mine.ron")]);
+}
+
+/// Loading `text` fails with an error matching `expected`, leaving the groups and the file as they
+/// were.
+fn assert_rejected(text: &str, expected: fn(&PresetError) -> bool) -> String {
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("bad.ron");
+    fs::write(&path, text).unwrap();
+    let mut groups = groups_with_values(tuned());
+    let error = load_groups(&mut groups, directory.path(), "bad").unwrap_err();
+    assert!(expected(&error), "unexpected error for {text:?}: {error:?}");
+    assert_eq!(
+        groups.get("All").unwrap().values,
+        Some(tuned()),
+        "values changed"
+    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), text, "file changed");
+    error.to_string()
+}
+
+#[test]
+fn malformed_presets_are_rejected_with_a_clear_message() {
+    let malformed = |error: &PresetError| matches!(error, PresetError::Malformed { .. });
+    let truncated = &GOOD[..GOOD.len() / 2];
+    let message = assert_rejected(truncated, malformed);
+    assert!(
+        message.contains("bad.ron") && message.contains("not a valid preset"),
+        "{message}"
+    );
+    assert_rejected("", malformed);
+    assert_rejected("   \n", malformed);
+    assert_rejected(&GOOD.replace("10.0", "\"ten\""), malformed);
+    assert_rejected(
+        &GOOD.replace("mass: 2.0", "mass: 2.0, colour: 3.0"),
+        malformed,
+    );
+    assert_rejected(&GOOD.replace("(groups:", "(gruops:"), malformed);
+    assert_rejected(&GOOD.replace(", mass: 2.0", ""), malformed);
+    assert_rejected("\u{0}\u{1}binary", malformed);
+}
+
+#[test]
+fn out_of_range_and_unknown_groups_are_rejected() {
+    let message = assert_rejected(&GOOD.replace("mass: 2.0", "mass: -1.0"), |error| {
+        matches!(error, PresetError::OutOfRange { .. })
+    });
+    assert!(message.contains("mass = -1"), "{message}");
+    assert_rejected(&GOOD.replace("100.0", "1e30"), |error| {
+        matches!(error, PresetError::OutOfRange { .. })
+    });
+    assert_rejected(&GOOD.replace("\"All\"", "\"Wolves\""), |error| {
+        matches!(error, PresetError::UnknownGroup { .. })
+    });
+}
+
+#[test]
+fn missing_files_directories_and_bad_names_are_rejected() {
+    let directory = tempfile::tempdir().unwrap();
+    let mut groups = groups_with_values(tuned());
+    let error = load_groups(&mut groups, directory.path(), "absent").unwrap_err();
+    assert!(matches!(error, PresetError::NotFound(_)), "{error:?}");
+
+    fs::create_dir(directory.path().join("folder.ron")).unwrap();
+    let error = load_groups(&mut groups, directory.path(), "folder").unwrap_err();
+    assert!(matches!(error, PresetError::NotAFile(_)), "{error:?}");
+    let error = save_groups(&groups, directory.path(), "folder").unwrap_err();
+    assert!(matches!(error, PresetError::NotAFile(_)), "{error:?}");
+    assert!(directory.path().join("folder.ron").is_dir());
+
+    for name in ["", "../escape", "a/b", "name.ron", "spaced name"] {
+        let error = preset_path(directory.path(), name).unwrap_err();
+        assert!(
+            matches!(error, PresetError::InvalidName(_)),
+            "{name:?}: {error:?}"
+        );
+    }
+    assert_eq!(groups.get("All").unwrap().values, Some(tuned()));
+}
+
+#[test]
+fn out_of_range_values_are_never_saved() {
+    let directory = tempfile::tempdir().unwrap();
+    save_groups(&groups_with_values(tuned()), directory.path(), "keep").unwrap();
+    let before = fs::read_to_string(directory.path().join("keep.ron")).unwrap();
+    let mut bad = tuned();
+    bad.max_speed = f32::NAN;
+    let error = save_groups(&groups_with_values(bad), directory.path(), "keep").unwrap_err();
+    assert!(matches!(error, PresetError::OutOfRange { .. }), "{error:?}");
+    assert_eq!(
+        fs::read_to_string(directory.path().join("keep.ron")).unwrap(),
+        before
+    );
+}
+
+/// Saving into a location that cannot be written fails cleanly and leaves the old file whole.
+fn assert_unwritable(directory: &Path) {
+    let error = save_groups(&groups_with_values(tuned()), directory, "locked").unwrap_err();
+    assert!(matches!(error, PresetError::Io { .. }), "{error:?}");
+    assert!(!error.to_string().is_empty());
+}
+
+#[test]
+fn a_location_that_cannot_be_written_keeps_the_old_file() {
+    // A directory below a file cannot be created, even by root.
+    let directory = tempfile::tempdir().unwrap();
+    let file = directory.path().join("plain");
+    fs::write(&file, "x").unwrap();
+    assert_unwritable(&file.join("presets"));
+    // /proc refuses new files, even to root.
+    #[cfg(target_os = "linux")]
+    assert_unwritable(Path::new("/proc/self"));
+
+    // A read-only directory holding a good preset (effective unless running as root).
+    use std::os::unix::fs::PermissionsExt;
+    let directory = tempfile::tempdir().unwrap();
+    save_groups(&groups_with_values(tuned()), directory.path(), "locked").unwrap();
+    let path = directory.path().join("locked.ron");
+    let before = fs::read_to_string(&path).unwrap();
+    fs::set_permissions(directory.path(), fs::Permissions::from_mode(0o555)).unwrap();
+    let writable = fs::write(directory.path().join("probe"), "").is_ok();
+    let result = save_groups(
+        &groups_with_values(TuningValues::default()),
+        directory.path(),
+        "locked",
+    );
+    fs::set_permissions(directory.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    if !writable {
+        assert!(matches!(result, Err(PresetError::Io { .. })), "{result:?}");
+        assert_eq!(fs::read_to_string(&path).unwrap(), before);
+        let preset = Preset::load(&path).unwrap();
+        assert_eq!(preset.groups["All"], tuned());
+    }
+}

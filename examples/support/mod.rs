@@ -1,0 +1,117 @@
+//! What the examples share: the window, wrapping agents round the screen, and the hooks that let a
+//! script take a screenshot and end a run without a person at the keyboard.
+//!
+//! | variable | effect |
+//! | --- | --- |
+//! | `STEER_SCREENSHOT=path.png` | saves a screenshot of the window after `STEER_SCREENSHOT_FRAME` frames (default 90) |
+//! | `STEER_EXIT_FRAME=N` | exits after N frames (after the screenshot, if one was asked for) |
+//! | `STEER_SHOW_FORCES=1` | starts with the force vectors shown |
+
+use bevy::prelude::*;
+use bevy::render::view::screenshot::{Screenshot, save_to_disk};
+use bevy::window::{PrimaryWindow, WindowResolution};
+use bevy_steer::prelude::*;
+
+/// The plugins every example window uses.
+pub fn default_plugins(title: &str) -> impl PluginGroup {
+    DefaultPlugins.set(WindowPlugin {
+        primary_window: Some(Window {
+            title: title.into(),
+            resolution: WindowResolution::new(1280, 720),
+            ..default()
+        }),
+        ..default()
+    })
+}
+
+/// The screenshot and exit hooks described in the module docs.
+pub struct ScriptedRunPlugin;
+
+#[derive(Resource)]
+struct ScriptedRun {
+    screenshot: Option<(String, u32)>,
+    exit_frame: Option<u32>,
+    frame: u32,
+}
+
+impl Plugin for ScriptedRunPlugin {
+    fn build(&self, app: &mut App) {
+        let number = |name: &str| {
+            std::env::var(name)
+                .ok()
+                .and_then(|value| value.parse().ok())
+        };
+        let screenshot = std::env::var("STEER_SCREENSHOT")
+            .ok()
+            .map(|path| (path, number("STEER_SCREENSHOT_FRAME").unwrap_or(90)));
+        let exit_frame = number("STEER_EXIT_FRAME");
+        if screenshot.is_some() || exit_frame.is_some() {
+            app.insert_resource(ScriptedRun {
+                screenshot,
+                exit_frame,
+                frame: 0,
+            })
+            .add_systems(Last, run_script);
+        }
+    }
+}
+
+fn run_script(
+    mut commands: Commands,
+    mut run: ResMut<ScriptedRun>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    run.frame += 1;
+    if let Some((path, frame)) = &run.screenshot
+        && run.frame == *frame
+    {
+        info!("saving a screenshot to {path}");
+        commands
+            .spawn(Screenshot::primary_window())
+            .observe(save_to_disk(path.clone()));
+    }
+    if run.exit_frame == Some(run.frame) {
+        exit.write(AppExit::Success);
+    }
+}
+
+/// Half the window's size in world units: the 2D camera at the origin shows
+/// `-half_extents..half_extents`.
+pub fn half_extents(window: &Window) -> Vec2 {
+    window.size() / 2.0
+}
+
+/// Whether `position` has left the primary window's view.
+pub fn outside_window(window: &Single<&Window, With<PrimaryWindow>>, position: Vec2) -> bool {
+    let half = half_extents(window);
+    position.x.abs() > half.x || position.y.abs() > half.y
+}
+
+/// A small triangle pointing along +X, the way [`FaceVelocity::default`] expects.
+///
+/// [`FaceVelocity::default`]: bevy_steer::prelude::FaceVelocity
+pub fn arrow_mesh(length: f32) -> Mesh {
+    Triangle2d::new(
+        Vec2::new(length * 0.6, 0.0),
+        Vec2::new(-length * 0.4, length * 0.3),
+        Vec2::new(-length * 0.4, -length * 0.3),
+    )
+    .into()
+}
+
+/// Force vectors, hidden at first as in the tutorials' demos; [`toggle_force_vectors`] shows them.
+pub fn force_vectors_plugin(app: &mut App) {
+    app.add_plugins(SteeringDebugPlugin).add_systems(
+        Startup,
+        |mut store: ResMut<GizmoConfigStore>| {
+            store.config_mut::<SteeringGizmos>().0.enabled =
+                std::env::var_os("STEER_SHOW_FORCES").is_some();
+        },
+    );
+}
+
+/// Shows or hides the force vectors (the tutorials' "click to show forces").
+pub fn toggle_force_vectors(mut store: ResMut<GizmoConfigStore>) {
+    let (config, _) = store.config_mut::<SteeringGizmos>();
+    config.enabled = !config.enabled;
+}
