@@ -5,7 +5,9 @@
 //! | --- | --- |
 //! | `STEER_SCREENSHOT=path.png` | saves a screenshot of the window after `STEER_SCREENSHOT_FRAME` frames (default 90) |
 //! | `STEER_EXIT_FRAME=N` | exits after N frames (after the screenshot, if one was asked for) |
+//! | `STEER_SCREENSHOT_TRIGGER=path` | whenever a file appears at `path`, saves a screenshot to the path written in it, then deletes it |
 //! | `STEER_SHOW_FORCES=1` | starts with the force vectors shown |
+#![allow(dead_code, reason = "each example uses a different part")]
 
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, save_to_disk};
@@ -30,6 +32,7 @@ pub struct ScriptedRunPlugin;
 #[derive(Resource)]
 struct ScriptedRun {
     screenshot: Option<(String, u32)>,
+    trigger: Option<String>,
     exit_frame: Option<u32>,
     frame: u32,
 }
@@ -45,9 +48,11 @@ impl Plugin for ScriptedRunPlugin {
             .ok()
             .map(|path| (path, number("STEER_SCREENSHOT_FRAME").unwrap_or(90)));
         let exit_frame = number("STEER_EXIT_FRAME");
-        if screenshot.is_some() || exit_frame.is_some() {
+        let trigger = std::env::var("STEER_SCREENSHOT_TRIGGER").ok();
+        if screenshot.is_some() || exit_frame.is_some() || trigger.is_some() {
             app.insert_resource(ScriptedRun {
                 screenshot,
+                trigger,
                 exit_frame,
                 frame: 0,
             })
@@ -62,13 +67,22 @@ fn run_script(
     mut exit: MessageWriter<AppExit>,
 ) {
     run.frame += 1;
-    if let Some((path, frame)) = &run.screenshot
-        && run.frame == *frame
-    {
+    let mut save = |path: String| {
         info!("saving a screenshot to {path}");
         commands
             .spawn(Screenshot::primary_window())
-            .observe(save_to_disk(path.clone()));
+            .observe(save_to_disk(path));
+    };
+    if let Some((path, frame)) = &run.screenshot
+        && run.frame == *frame
+    {
+        save(path.clone());
+    }
+    if let Some(trigger) = &run.trigger
+        && let Ok(path) = std::fs::read_to_string(trigger)
+    {
+        let _ = std::fs::remove_file(trigger);
+        save(path.trim().to_owned());
     }
     if run.exit_frame == Some(run.frame) {
         exit.write(AppExit::Success);
@@ -114,4 +128,14 @@ pub fn force_vectors_plugin(app: &mut App) {
 pub fn toggle_force_vectors(mut store: ResMut<GizmoConfigStore>) {
     let (config, _) = store.config_mut::<SteeringGizmos>();
     config.enabled = !config.enabled;
+}
+
+/// Where the mouse cursor points in the world, if it is over the window.
+pub fn cursor_world_position(
+    window: &Window,
+    camera: &Camera,
+    camera_transform: &GlobalTransform,
+) -> Option<Vec2> {
+    let cursor = window.cursor_position()?;
+    camera.viewport_to_world_2d(camera_transform, cursor).ok()
 }

@@ -46,7 +46,9 @@ impl PanelState {
 }
 
 /// Width of the panel, fixed so the layout is the same on every run.
-const PANEL_WIDTH: f32 = 330.0;
+const PANEL_WIDTH: f32 = 380.0;
+/// Width of the sliders' rails.
+const SLIDER_WIDTH: f32 = 170.0;
 
 /// Draws the tuning window.
 pub fn tuning_panel(
@@ -63,6 +65,7 @@ pub fn tuning_panel(
         .default_width(PANEL_WIDTH)
         .show(context, |ui| {
             ui.set_width(PANEL_WIDTH);
+            ui.spacing_mut().slider_width = SLIDER_WIDTH;
             if let Some(stats) = &stats {
                 ui.label(format!(
                     "agents: {}    step: {:.2} ms",
@@ -94,6 +97,9 @@ pub fn tuning_panel(
                         let mut value = (field.get)(&values);
                         let slider = egui::Slider::new(&mut value, field.range.clone())
                             .text(field.label)
+                            .logarithmic(field.logarithmic)
+                            // A log scale starting at zero would spend half the rail below 1.
+                            .smallest_positive(1.0)
                             .clamping(egui::SliderClamping::Always);
                         if ui.add(slider).changed() {
                             (field.set)(&mut values, value);

@@ -53,6 +53,8 @@ pub struct TuningField {
     pub label: &'static str,
     /// Allowed values: the slider's range, and what a preset may contain.
     pub range: RangeInclusive<f32>,
+    /// Whether the slider is logarithmic (for ranges spanning orders of magnitude).
+    pub logarithmic: bool,
     /// Reads the value.
     pub get: fn(&TuningValues) -> f32,
     /// Writes the value.
@@ -65,6 +67,7 @@ pub const TUNING_FIELDS: [TuningField; 6] = [
         name: "circle_distance",
         label: "wander circle distance",
         range: 0.0..=2000.0,
+        logarithmic: true,
         get: |values| values.circle_distance,
         set: |values, value| values.circle_distance = value,
     },
@@ -72,6 +75,7 @@ pub const TUNING_FIELDS: [TuningField; 6] = [
         name: "circle_radius",
         label: "wander circle radius",
         range: 0.0..=2000.0,
+        logarithmic: true,
         get: |values| values.circle_radius,
         set: |values, value| values.circle_radius = value,
     },
@@ -79,6 +83,7 @@ pub const TUNING_FIELDS: [TuningField; 6] = [
         name: "angle_change",
         label: "wander angle change (rad)",
         range: 0.0..=core::f32::consts::TAU,
+        logarithmic: false,
         get: |values| values.angle_change,
         set: |values, value| values.angle_change = value,
     },
@@ -86,6 +91,7 @@ pub const TUNING_FIELDS: [TuningField; 6] = [
         name: "max_speed",
         label: "max speed",
         range: 0.0..=2000.0,
+        logarithmic: true,
         get: |values| values.max_speed,
         set: |values, value| values.max_speed = value,
     },
@@ -93,6 +99,7 @@ pub const TUNING_FIELDS: [TuningField; 6] = [
         name: "max_force",
         label: "max force",
         range: 0.0..=10000.0,
+        logarithmic: true,
         get: |values| values.max_force,
         set: |values, value| values.max_force = value,
     },
@@ -100,6 +107,7 @@ pub const TUNING_FIELDS: [TuningField; 6] = [
         name: "mass",
         label: "mass",
         range: 0.01..=100.0,
+        logarithmic: true,
         get: |values| values.mass,
         set: |values, value| values.mass = value,
     },

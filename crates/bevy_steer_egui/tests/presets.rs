@@ -173,3 +173,21 @@ fn a_location_that_cannot_be_written_keeps_the_old_file() {
         assert_eq!(preset.groups["All"], tuned());
     }
 }
+
+#[test]
+fn the_shipped_presets_load() {
+    let directory = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/presets");
+    let mut count = 0;
+    for entry in fs::read_dir(&directory).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|extension| extension == "ron") {
+            Preset::load(&path).unwrap_or_else(|error| panic!("{error}"));
+            count += 1;
+        }
+    }
+    assert!(
+        count >= 2,
+        "found {count} presets in {}",
+        directory.display()
+    );
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# End to end, as a person would use it: start hunter_prey in a virtual display, take a screenshot,
+# drag the panel's "wander circle radius" slider with the mouse, take another, and fail unless the
+# agents' wander radius really changed and both screenshots show the panel and the agents.
+#
+# Installs what it needs (Xvfb, Mesa's software Vulkan, xdotool) when missing. Exits within about
+# five minutes and stops everything it started. Screenshots and logs go to $E2E_OUT
+# (default target/e2e).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+missing=()
+for package in xvfb xauth mesa-vulkan-drivers libvulkan1 xdotool; do
+  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  as_root apt-get update
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+out=${E2E_OUT:-target/e2e}
+rm -rf "$out" && mkdir -p "$out"
+out=$(cd "$out" && pwd)
+cargo build --example hunter_prey
+export E2E_OUT=$out
+timeout --kill-after=10 300 xvfb-run -a -s "-screen 0 1280x720x24" bash "$PWD/tests/e2e/hunter_prey_session.sh"
