@@ -393,6 +393,9 @@ impl WanderMethod {
 /// Circle distance and radius are force magnitudes (units per second squared for a mass of 1): the
 /// greater they are, the stronger the push each step. The randomness comes from the agent's
 /// [`SteeringRng`], seeded from [`SteeringSeed`](crate::rng::SteeringSeed) and the entity.
+///
+/// The wander system's own update of `angle` each step does not mark the component changed, so
+/// `Changed<Wander>` means that something else (your code, the tuning panel) changed it.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
 #[reflect(Component, Default, Debug, PartialEq, Clone)]
 #[require(Steering, SteeringRng)]
@@ -469,6 +472,7 @@ impl Wander {
 impl Wander {
     /// The unweighted force of the current state, without changing it: what
     /// [`step`](Self::step) returns, and what the debug gizmos draw.
+    #[inline]
     pub fn force(&self, boid: &Boid) -> Vec2 {
         match self.method {
             WanderMethod::Circle => forces::wander_circle(
@@ -482,6 +486,7 @@ impl Wander {
     }
 
     /// The unit direction of the circle method's displacement for an agent moving at `velocity`.
+    #[inline]
     pub fn displacement_direction(&self, velocity: Vec2) -> Vec2 {
         forces::wander_displacement_direction(self.angle, self.frame, velocity)
     }
@@ -489,6 +494,7 @@ impl Wander {
     /// One step of `dt` seconds: returns the unweighted force and moves the random state on, in
     /// the tutorial's order (the circle method uses the angle, then changes it; the random-target
     /// method draws a new target when its time is up, then seeks it).
+    #[inline]
     pub fn step(&mut self, boid: &Boid, rng: &mut SteeringRng, dt: f32) -> Vec2 {
         if let WanderMethod::RandomTarget {
             area,

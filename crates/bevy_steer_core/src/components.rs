@@ -131,8 +131,43 @@ impl FaceVelocity {
     }
 
     /// The rotation that points `local_forward` along `velocity`, or `None` for a zero velocity.
+    #[inline]
     pub fn rotation_for(self, velocity: Vec2) -> Option<Quat> {
         let heading = Dir2::new(velocity).ok()?;
-        Some(Quat::from_rotation_z(self.local_forward.angle_to(*heading)))
+        let forward = *self.local_forward;
+        // The half-angle quaternion about z from the full angle's cosine and sine, with no
+        // trigonometry: (0, 0, sin, 1 + cos) normalised, except near half a turn, where both parts
+        // vanish into rounding and the half-angle formulas are the accurate ones.
+        let (cos, sin) = (forward.dot(*heading), forward.perp_dot(*heading));
+        let (half_sin, half_cos) = if cos > -0.5 {
+            (sin, 1.0 + cos)
+        } else {
+            let half_sin = ((1.0 - cos) * 0.5).sqrt().copysign(sin);
+            (half_sin, sin / (2.0 * half_sin))
+        };
+        Some(Quat::from_xyzw(0.0, 0.0, half_sin, half_cos).normalize())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn facing_velocity_turns_the_forward_axis_onto_the_heading() {
+        for forward in [Dir2::X, Dir2::Y, Dir2::from_xy(-0.6, 0.8).unwrap()] {
+            let face = FaceVelocity::new(forward);
+            for step in 0..3600 {
+                let heading = Vec2::from_angle(step as f32 * 0.1_f32.to_radians());
+                let rotation = face.rotation_for(heading * 5.0).unwrap();
+                let turned = (rotation * forward.extend(0.0)).truncate();
+                assert!(
+                    turned.abs_diff_eq(heading, 1e-5),
+                    "{forward:?} to {heading}: {turned}"
+                );
+                assert!(rotation.is_normalized());
+            }
+        }
+        assert_eq!(FaceVelocity::default().rotation_for(Vec2::ZERO), None);
     }
 }

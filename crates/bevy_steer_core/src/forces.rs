@@ -8,9 +8,12 @@
 //! zero-length direction (an agent at rest, a target at the agent's own position) never divides by
 //! zero. Non-finite inputs may give non-finite outputs; the systems check for that and drop the force.
 
+use core::f32::consts::{PI, TAU};
+
 use bevy::math::{Rect, Vec2};
 
 use crate::behaviours::WanderFrame;
+use crate::components::Mass;
 
 /// What a force function needs to know about the agent it steers (the tutorials' `IBoid`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -29,9 +32,31 @@ pub struct Boid {
 /// length; every other figure is converted once, as the crate docs describe.
 pub const TUTORIAL_FRAME_RATE: f32 = 60.0;
 
-/// Unit vector along `v`; zero when `v` is zero or not finite. Exact even for vectors so long that
-/// their squared length overflows.
+/// The length of `v`, right to rounding even where its square underflows (below about 1e-19) or
+/// overflows (above about 1.8e19).
+#[inline]
+fn length(v: Vec2) -> f32 {
+    let squared = v.length_squared();
+    if (f32::MIN_POSITIVE..f32::INFINITY).contains(&squared) {
+        return squared.sqrt();
+    }
+    let scale = v.abs().max_element();
+    if scale > 0.0 && scale.is_finite() {
+        scale * (v / scale).length()
+    } else {
+        scale
+    }
+}
+
+/// Unit vector along `v`; zero when `v` is zero or not finite. Exact even for vectors so short or
+/// so long that their squared length underflows or overflows.
+#[inline]
 pub fn direction_or_zero(v: Vec2) -> Vec2 {
+    let squared = v.length_squared();
+    if (f32::MIN_POSITIVE..f32::INFINITY).contains(&squared) {
+        // One division, not one per component.
+        return v * squared.sqrt().recip();
+    }
     let scale = v.abs().max_element();
     if scale > 0.0 && scale.is_finite() {
         (v / scale).normalize()
@@ -42,13 +67,15 @@ pub fn direction_or_zero(v: Vec2) -> Vec2 {
 
 /// The tutorials' `truncate`: `v` shortened to at most `max` long. A negative or NaN `max` counts
 /// as zero.
+#[inline]
 pub fn truncate(v: Vec2, max: f32) -> Vec2 {
     let max = max.max(0.0);
-    let length = v.length();
+    let length = length(v);
     if length <= max {
         v
     } else if length.is_finite() {
-        v * (max / length)
+        // Not `v * (max / length)`: that ratio may be subnormal, with too few digits.
+        v / length * max
     } else {
         direction_or_zero(v) * max
     }
@@ -59,9 +86,10 @@ pub fn truncate(v: Vec2, max: f32) -> Vec2 {
 ///
 /// A `slowing_radius` of zero (or less) is plain seek. A target at the agent's own position asks for
 /// a desired velocity of zero: the agent brakes.
+#[inline]
 pub fn seek(boid: &Boid, target: Vec2, slowing_radius: f32) -> Vec2 {
     let offset = target - boid.position;
-    let distance = offset.length();
+    let distance = length(offset);
     let speed = if distance < slowing_radius {
         boid.max_speed * (distance / slowing_radius)
     } else {
@@ -74,6 +102,7 @@ pub fn seek(boid: &Boid, target: Vec2, slowing_radius: f32) -> Vec2 {
 ///
 /// When the threat sits exactly on the agent there is no "away"; the agent keeps fleeing along its
 /// current heading, and an agent at rest gets no force.
+#[inline]
 pub fn flee(boid: &Boid, threat: Vec2) -> Vec2 {
     let mut away = direction_or_zero(boid.position - threat);
     if away == Vec2::ZERO {
@@ -87,11 +116,12 @@ pub fn flee(boid: &Boid, threat: Vec2) -> Vec2 {
 ///
 /// An agent with a zero speed limit, or a prediction that overflows, uses the target's current
 /// position.
+#[inline]
 pub fn predict_position(boid: &Boid, target_position: Vec2, target_velocity: Vec2) -> Vec2 {
     if boid.max_speed <= 0.0 {
         return target_position;
     }
-    let time_ahead = (target_position - boid.position).length() / boid.max_speed;
+    let time_ahead = length(target_position - boid.position) / boid.max_speed;
     let predicted = target_position + target_velocity * time_ahead;
     if predicted.is_finite() {
         predicted
@@ -101,6 +131,7 @@ pub fn predict_position(boid: &Boid, target_position: Vec2, target_velocity: Vec
 }
 
 /// Pursuit: seek (without arrival) the target's predicted position.
+#[inline]
 pub fn pursue(boid: &Boid, target_position: Vec2, target_velocity: Vec2) -> Vec2 {
     seek(
         boid,
@@ -110,6 +141,7 @@ pub fn pursue(boid: &Boid, target_position: Vec2, target_velocity: Vec2) -> Vec2
 }
 
 /// Evade: flee the pursuer's predicted position.
+#[inline]
 pub fn evade(boid: &Boid, pursuer_position: Vec2, pursuer_velocity: Vec2) -> Vec2 {
     flee(
         boid,
@@ -122,14 +154,15 @@ pub fn evade(boid: &Boid, pursuer_position: Vec2, pursuer_velocity: Vec2) -> Vec
 /// In [`WanderFrame::World`] (the tutorial's `setAngle`) the angle is measured from world +X; in
 /// [`WanderFrame::Heading`] (Reynolds) from the velocity's direction. An agent at rest has no
 /// heading, so there both frames agree.
+#[inline]
 pub fn wander_displacement_direction(angle: f32, frame: WanderFrame, velocity: Vec2) -> Vec2 {
-    let (sin, cos) = angle.sin_cos();
+    let (sin, cos) = sin_cos(angle);
     let world = Vec2::new(cos, sin);
     match frame {
         WanderFrame::World => world,
-        WanderFrame::Heading => match velocity.try_normalize() {
-            Some(heading) => heading.rotate(world),
-            None => world,
+        WanderFrame::Heading => match direction_or_zero(velocity) {
+            Vec2::ZERO => world,
+            heading => heading.rotate(world),
         },
     }
 }
@@ -139,13 +172,14 @@ pub fn wander_displacement_direction(angle: f32, frame: WanderFrame, velocity: V
 ///
 /// An agent at rest has no "ahead": its circle is centred on it, so the displacement alone starts it
 /// moving.
+#[inline]
 pub fn wander_circle(
     velocity: Vec2,
     circle_distance: f32,
     circle_radius: f32,
     displacement_direction: Vec2,
 ) -> Vec2 {
-    velocity.normalize_or_zero() * circle_distance + displacement_direction * circle_radius
+    direction_or_zero(velocity) * circle_distance + displacement_direction * circle_radius
 }
 
 /// The tutorial's `wanderAngle += Math.random() * ANGLE_CHANGE - ANGLE_CHANGE * .5`, with `random`
@@ -156,13 +190,51 @@ pub fn wander_circle(
 /// grows with the square root of the number of steps): at 60 steps per second it is the tutorial's.
 /// The result is wrapped into `[-PI, PI)`. A change that comes out non-finite leaves the angle as it
 /// was.
+#[inline]
 pub fn next_wander_angle(angle: f32, angle_change: f32, random: f32, dt: f32) -> f32 {
     let step_scale = (dt * TUTORIAL_FRAME_RATE).max(0.0).sqrt();
     let next = angle + (random - 0.5) * angle_change * step_scale;
-    if next.is_finite() {
-        (next + core::f32::consts::PI).rem_euclid(core::f32::consts::TAU) - core::f32::consts::PI
+    if (-PI..PI).contains(&next) {
+        // Most steps stay inside: skip the division of the general case.
+        next
+    } else if next.is_finite() {
+        (next + PI).rem_euclid(TAU) - PI
     } else {
         angle
+    }
+}
+
+/// `(sin(angle), cos(angle))`, to within 2e-7, in a few multiplications: the wander angle's
+/// direction is the one transcendental function an agent needs each step, and the standard
+/// library's is several times slower.
+///
+/// The same arithmetic on every platform, so trajectories do not depend on the C library either.
+/// Angles beyond +-8192 radians, where reducing by pi / 2 in `f32` loses precision (the limit
+/// Cephes uses), and non-finite angles use the standard library.
+#[inline]
+pub fn sin_cos(angle: f32) -> (f32, f32) {
+    // Cody and Waite's reduction by pi / 2 split in three parts (from Cephes' `sinf`), then
+    // Cephes' minimax polynomials on [-pi / 4, pi / 4].
+    const PIO2_HIGH: f32 = 1.570_312_5;
+    const PIO2_MIDDLE: f32 = 4.837_513e-4;
+    const PIO2_LOW: f32 = 7.549_79e-8;
+    if angle.is_nan() || angle.abs() > 8192.0 {
+        return angle.sin_cos();
+    }
+    let quadrant = angle * core::f32::consts::FRAC_2_PI;
+    // Round half away from zero with a truncating cast, which needs no rounding instruction.
+    let quadrant = (quadrant + 0.5_f32.copysign(quadrant)) as i32;
+    let k = quadrant as f32;
+    let r = ((angle - k * PIO2_HIGH) - k * PIO2_MIDDLE) - k * PIO2_LOW;
+    let r2 = r * r;
+    let sin = r + r * r2 * (-1.666_665_5e-1 + r2 * (8.332_161e-3 + r2 * -1.951_529_6e-4));
+    let cos =
+        1.0 - 0.5 * r2 + r2 * r2 * (4.166_664_6e-2 + r2 * (-1.388_731_6e-3 + r2 * 2.443_315_7e-5));
+    match quadrant & 3 {
+        0 => (sin, cos),
+        1 => (cos, -sin),
+        2 => (-sin, -cos),
+        _ => (-cos, sin),
     }
 }
 
@@ -172,22 +244,27 @@ pub fn point_in_area(area: Rect, random_x: f32, random_y: f32) -> Vec2 {
 }
 
 /// One step of the tutorials' update for a step of `dt` seconds: the force truncated to `max_force`,
-/// divided by the mass (`inverse_mass` is `1 / mass`), added to the velocity, and the velocity
-/// truncated to `max_speed`. Returns the new velocity; the position then moves by
-/// `velocity * dt`.
+/// divided by `mass`, added to the velocity, and the velocity truncated to `max_speed`. Returns the
+/// new velocity; the position then moves by `velocity * dt`.
 ///
-/// A step so long, or a mass so small, that the velocity change overflows gives the limit it tends
-/// to: full speed along the force.
+/// A mass that is not a positive finite number ignores the force (see
+/// [`Mass`](crate::components::Mass)). A step so long, or a mass so small, that the velocity change
+/// overflows gives the limit it tends to: full speed along the force.
+#[inline]
 pub fn integrate_velocity(
     velocity: Vec2,
     force: Vec2,
-    inverse_mass: f32,
+    mass: f32,
     max_speed: f32,
     max_force: f32,
     dt: f32,
 ) -> Vec2 {
     let force = truncate(force, max_force);
-    let velocity_change = force * (inverse_mass * dt);
+    if force == Vec2::ZERO || !Mass(mass).is_valid() {
+        return truncate(velocity, max_speed);
+    }
+    // In f64, where dividing by a tiny (even subnormal) mass neither overflows nor loses digits.
+    let velocity_change = (force.as_dvec2() * (f64::from(dt) / f64::from(mass))).as_vec2();
     if velocity_change.is_finite() {
         truncate(velocity + velocity_change, max_speed)
     } else {
@@ -325,6 +402,25 @@ mod tests {
     }
 
     #[test]
+    fn sin_cos_agrees_with_the_standard_library() {
+        let mut worst = 0.0_f32;
+        for step in -2_000_000..=2_000_000 {
+            let angle = step as f32 * 4.0e-3;
+            let (sin, cos) = sin_cos(angle);
+            worst = worst
+                .max((sin - angle.sin()).abs())
+                .max((cos - angle.cos()).abs());
+        }
+        assert!(worst <= 2.0e-7, "worst error {worst}");
+        for angle in [0.0, -0.0, PI, -PI, FRAC_PI_2, 8192.0, -8192.0, 1.0e5, 3.0e7] {
+            let (sin, cos) = sin_cos(angle);
+            assert!((sin - angle.sin()).abs() <= 1.0e-6, "sin {angle}");
+            assert!((cos - angle.cos()).abs() <= 1.0e-6, "cos {angle}");
+        }
+        assert!(sin_cos(f32::NAN).0.is_nan() && sin_cos(f32::INFINITY).1.is_nan());
+    }
+
+    #[test]
     fn wander_angle_changes_by_at_most_half_the_angle_change_per_tutorial_frame() {
         let dt = 1.0 / TUTORIAL_FRAME_RATE;
         assert!((next_wander_angle(0.0, 1.0, 0.0, dt) + 0.5).abs() < 1e-6);
@@ -344,7 +440,7 @@ mod tests {
         let velocity = integrate_velocity(
             Vec2::new(1.0, 0.0),
             Vec2::new(10.0, 0.0),
-            0.5,
+            2.0,
             100.0,
             4.0,
             0.5,
@@ -354,16 +450,20 @@ mod tests {
         let velocity = integrate_velocity(
             Vec2::new(1.0, 0.0),
             Vec2::new(10.0, 0.0),
-            0.5,
+            2.0,
             1.5,
             4.0,
             0.5,
         );
         assert_close(velocity, Vec2::new(1.5, 0.0));
         // A mass so small the change overflows: full speed along the force.
-        let velocity =
-            integrate_velocity(Vec2::ZERO, Vec2::new(0.0, 1.0), f32::MAX, 3.0, 4.0, 10.0);
+        let velocity = integrate_velocity(Vec2::ZERO, Vec2::new(0.0, 1.0), 1e-45, 3.0, 4.0, 10.0);
         assert_close(velocity, Vec2::new(0.0, 3.0));
+        // An invalid mass coasts.
+        for mass in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+            let velocity = integrate_velocity(Vec2::X, Vec2::Y, mass, 3.0, 4.0, 0.5);
+            assert_eq!(velocity, Vec2::X);
+        }
     }
 
     #[test]

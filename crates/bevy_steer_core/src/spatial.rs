@@ -170,16 +170,17 @@ impl<M> SpatialIndex<M> {
         // radii do not overflow.
         let cell_size = f64::from(self.cell_size);
         let centre = point.as_dvec2() - self.origin.as_dvec2();
-        let low = ((centre - f64::from(radius)) / cell_size).floor();
-        let high = ((centre + f64::from(radius)) / cell_size).floor();
+        let low = (centre - f64::from(radius)) / cell_size;
+        let high = (centre + f64::from(radius)) / cell_size;
         if high.x < 0.0 || high.y < 0.0 || low.x >= self.columns as f64 || low.y >= self.rows as f64
         {
             return;
         }
-        // Float-to-int casts saturate, so infinite bounds clamp to the grid.
-        let first_column = low.x.max(0.0) as usize;
+        // Float-to-int casts truncate, which is `floor` for the values that are not negative, and
+        // saturate, so negative and infinite bounds clamp to the grid (with no call to `floor`).
+        let first_column = low.x as usize;
         let last_column = (high.x as usize).min(self.columns - 1);
-        let first_row = low.y.max(0.0) as usize;
+        let first_row = low.y as usize;
         let last_row = (high.y as usize).min(self.rows - 1);
         for row in first_row..=last_row {
             let start = self.cell_starts[row * self.columns + first_column] as usize;

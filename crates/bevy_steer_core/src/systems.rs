@@ -69,7 +69,7 @@ pub fn apply_targeted_behaviour<B: TargetedBehaviour>(
         |(entity, behaviour, transform, velocity, max_speed, mut steering, mut problems)| {
             match behaviour.force(&boid(transform, velocity, max_speed), lookup) {
                 Ok(force) => add_weighted_force(
-                    &mut steering,
+                    steering.bypass_change_detection(),
                     &mut problems,
                     entity,
                     B::KIND,
@@ -114,10 +114,17 @@ pub fn apply_wander(
             mut steering,
             mut problems,
         )| {
-            let force = wander.step(&boid(transform, velocity, max_speed), &mut rng, dt);
+            // Steering, the random state and the wander angle are the plugin's own per-step
+            // scratch: marking them changed every step would tell no system anything.
+            let wander = wander.bypass_change_detection();
+            let force = wander.step(
+                &boid(transform, velocity, max_speed),
+                rng.bypass_change_detection(),
+                dt,
+            );
             let weight = wander.weight;
             add_weighted_force(
-                &mut steering,
+                steering.bypass_change_detection(),
                 &mut problems,
                 entity,
                 BehaviourKind::Wander,
@@ -167,7 +174,7 @@ pub fn integrate(
             if max_force.effective() != max_force.0 {
                 report(&mut problems, entity, Problem::InvalidMaxForce);
             }
-            let mut force = core::mem::take(&mut steering.0);
+            let mut force = core::mem::take(&mut steering.bypass_change_detection().0);
             if !force.is_finite() {
                 report(&mut problems, entity, Problem::NonFiniteSteering);
                 force = Vec2::ZERO;
@@ -176,7 +183,7 @@ pub fn integrate(
             let new_velocity = forces::integrate_velocity(
                 velocity.0,
                 force,
-                mass.inverse(),
+                mass.0,
                 max_speed.effective(),
                 max_force.effective(),
                 dt,

@@ -251,13 +251,19 @@ fn results_agree_at_30_60_and_120_steps_per_second() {
     }
 }
 
-/// Final positions of a crowd of wanderers after `steps`, with `threads` compute threads.
+/// The variable that makes [`crowd_positions_in_a_child_process`] run, with that many compute
+/// threads.
+const CHILD_THREADS: &str = "BEVY_STEER_TEST_COMPUTE_THREADS";
+
+/// Final positions of a crowd of wanderers after `steps`, in this process's compute pool.
 fn crowd_after(seed: u64, threads: usize, steps: u32) -> Vec<Vec2> {
+    // Bevy's compute pool is global to the process: the first app sets its size for good.
+    let mut task_pool_options = TaskPoolOptions::default();
+    task_pool_options.compute.min_threads = threads;
+    task_pool_options.compute.max_threads = threads;
     let mut app = App::new();
     app.add_plugins((
-        MinimalPlugins.set(TaskPoolPlugin {
-            task_pool_options: TaskPoolOptions::with_num_threads(threads),
-        }),
+        MinimalPlugins.set(TaskPoolPlugin { task_pool_options }),
         SteeringPlugin::default().with_seed(seed),
     ));
     let step_length = std::time::Duration::from_secs_f64(1.0 / 60.0);
@@ -282,14 +288,70 @@ fn crowd_after(seed: u64, threads: usize, steps: u32) -> Vec<Vec2> {
 }
 
 #[test]
+#[ignore = "run in a process of its own by the thread-count determinism test"]
+fn crowd_positions_in_a_child_process() {
+    let Some(threads) = std::env::var(CHILD_THREADS)
+        .ok()
+        .and_then(|threads| threads.parse().ok())
+    else {
+        return;
+    };
+    let positions = crowd_after(42, threads, 400);
+    let pool = bevy::tasks::ComputeTaskPool::get();
+    assert_eq!(pool.thread_num(), threads, "the compute pool's size");
+    let bits: Vec<String> = positions
+        .iter()
+        .map(|position| format!("{:08x}{:08x}", position.x.to_bits(), position.y.to_bits()))
+        .collect();
+    println!("positions {}", bits.join(" "));
+}
+
+/// The crowd's positions, bit for bit, from a copy of this test binary with `threads` compute
+/// threads.
+fn crowd_in_a_child_process(threads: usize) -> String {
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "crowd_positions_in_a_child_process",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+        ])
+        .env(CHILD_THREADS, threads.to_string())
+        .output()
+        .expect("the test binary runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the child with {threads} threads failed: {stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("positions "))
+        .expect("the child printed its positions")
+        .to_owned()
+}
+
+#[test]
 fn the_same_seed_gives_identical_trajectories_whatever_the_thread_count() {
-    let first = crowd_after(42, 2, 400);
-    assert_eq!(first, crowd_after(42, 2, 400), "two runs differ");
+    // One thread iterates sequentially; two and four cut the crowd into batches run in parallel.
+    let sequential = crowd_in_a_child_process(1);
     assert_eq!(
-        first,
-        crowd_after(42, 1, 400),
+        sequential,
+        crowd_in_a_child_process(2),
         "one thread differs from two"
     );
+    assert_eq!(
+        sequential,
+        crowd_in_a_child_process(4),
+        "one thread differs from four"
+    );
+}
+
+#[test]
+fn the_same_seed_gives_identical_trajectories_on_every_run() {
+    let first = crowd_after(42, 2, 400);
+    assert_eq!(first, crowd_after(42, 2, 400), "two runs differ");
     assert_ne!(
         first,
         crowd_after(43, 2, 400),

@@ -23,14 +23,30 @@ pub fn create_app(steps_per_second: f64) -> App {
 
 /// Like [`create_app`], with a plugin configured by the caller.
 pub fn create_app_with(steps_per_second: f64, plugin: SteeringPlugin) -> App {
+    create_app_with_step(Duration::from_secs_f64(1.0 / steps_per_second), plugin)
+}
+
+/// Like [`create_app_with`], with the length of a step given directly.
+///
+/// Steps longer than `Time<Virtual>`'s default maximum delta (a quarter of a second) are let
+/// through whole, so that each `app.update()` is still exactly one step.
+pub fn create_app_with_step(step: Duration, plugin: SteeringPlugin) -> App {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, plugin));
-    let step = Duration::from_secs_f64(1.0 / steps_per_second);
+    allow_frame_time(&mut app, step);
     app.insert_resource(Time::<Fixed>::from_duration(step))
         .insert_resource(TimeUpdateStrategy::ManualDuration(step))
         .init_resource::<StepCount>()
         .add_systems(FixedUpdate, count_step.after(SteeringSystems::Integrate));
     app
+}
+
+/// Raises `Time<Virtual>`'s maximum delta to `frame_time` if it is lower, so that a frame that long
+/// (a hitch) advances the clock by all of it instead of being clamped.
+pub fn allow_frame_time(app: &mut App, frame_time: Duration) {
+    let mut time = app.world_mut().resource_mut::<Time<Virtual>>();
+    let max_delta = time.max_delta().max(frame_time);
+    time.set_max_delta(max_delta);
 }
 
 /// Runs exactly `steps` fixed steps.
@@ -101,4 +117,31 @@ pub fn assert_agents_sane(app: &mut App) {
             velocity.length()
         );
     }
+}
+
+/// Every problem there is.
+pub fn all_problems() -> Vec<Problem> {
+    let mut problems = vec![
+        Problem::InvalidMass,
+        Problem::InvalidMaxSpeed,
+        Problem::InvalidMaxForce,
+        Problem::NonFiniteSteering,
+        Problem::NonFiniteMotion,
+    ];
+    for kind in BehaviourKind::ALL {
+        problems.extend([
+            Problem::MissingTarget(kind),
+            Problem::NonFiniteTarget(kind),
+            Problem::NonFiniteForce(kind),
+        ]);
+    }
+    problems
+}
+
+/// The problems in `reported`.
+pub fn problem_list(reported: ReportedProblems) -> Vec<Problem> {
+    all_problems()
+        .into_iter()
+        .filter(|&problem| reported.contains(problem))
+        .collect()
 }
