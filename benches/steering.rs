@@ -1,0 +1,311 @@
+//! The benchmarks of `docs/performance.md`: `cargo bench` runs them all and ends with the table of
+//! ratios; `cargo bench -- wander` runs one group.
+//!
+//! - `wander`: one step of the steering schedule for N wanderers, and the same arithmetic as a plain
+//!   loop over a `Vec` of structs, parallelised the same way (the baseline).
+//! - `hunter_prey`: one step of the hunter / prey example's rules, N prey and N / 100 hunters.
+//! - `neighbours`: the hunter / prey neighbour queries (each hunter's closest prey in sight, each
+//!   prey's closest hunter in range) with `SpatialIndex` and with an all-pairs scan.
+//!
+//! Machines are shared and noisy, so the headline figures are ratios between benchmarks of one run.
+
+#[path = "../examples/stress/scenes.rs"]
+mod scenes;
+
+use std::time::{Duration, Instant};
+
+use bevy::math::{Rect, Vec2};
+use bevy::prelude::Entity;
+use bevy::tasks::{ComputeTaskPool, ParallelSlice, ParallelSliceMut, TaskPool, TaskPoolBuilder};
+use bevy_steer::prelude::*;
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+use scenes::rules::{Hunter, HunterPreySettings, Prey, spread};
+use scenes::{Scene, arena_for};
+
+/// The step length, in seconds.
+const DT: f32 = 1.0 / 60.0;
+
+/// Medians of the per-step times criterion measured, by benchmark and N.
+#[derive(Default)]
+struct Medians(Vec<(&'static str, usize, f64)>);
+
+impl Medians {
+    fn get(&self, name: &str, agents: usize) -> Option<f64> {
+        self.0
+            .iter()
+            .find(|(n, a, _)| *n == name && *a == agents)
+            .map(|(.., median)| *median)
+    }
+}
+
+fn median(mut samples: Vec<f64>) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+/// Benchmarks `step` as `name` at `agents`, and keeps the median time of one call.
+fn measure(
+    group: &mut BenchmarkGroup<WallTime>,
+    medians: &mut Medians,
+    name: &'static str,
+    agents: usize,
+    mut step: impl FnMut(),
+) {
+    let mut samples = Vec::new();
+    group.bench_function(BenchmarkId::new(name, agents), |bencher| {
+        bencher.iter_custom(|iterations| {
+            let started = Instant::now();
+            for _ in 0..iterations {
+                step();
+            }
+            let elapsed = started.elapsed();
+            samples.push(elapsed.as_secs_f64() / iterations as f64);
+            elapsed
+        });
+    });
+    // Empty when a filter on the command line skipped the benchmark.
+    if !samples.is_empty() {
+        medians.0.push((name, agents, median(samples)));
+    }
+}
+
+/// A wanderer as a straightforward hand-written simulation keeps it.
+struct PlainWanderer {
+    position: Vec2,
+    velocity: Vec2,
+    wander_angle: f32,
+    circle_distance: f32,
+    circle_radius: f32,
+    angle_change: f32,
+    max_speed: f32,
+    max_force: f32,
+    mass: f32,
+    rng: SmallRng,
+}
+
+impl PlainWanderer {
+    /// The tutorial's wander and update, with `sin_cos` and a random number each step.
+    fn step(&mut self, dt: f32) {
+        let (sin, cos) = self.wander_angle.sin_cos();
+        let circle_centre = self.velocity.normalize_or_zero() * self.circle_distance;
+        let force = circle_centre + Vec2::new(cos, sin) * self.circle_radius;
+        self.wander_angle += (self.rng.random::<f32>() - 0.5) * self.angle_change;
+        let force = force.clamp_length_max(self.max_force);
+        self.velocity = (self.velocity + force / self.mass * dt).clamp_length_max(self.max_speed);
+        self.position += self.velocity * dt;
+    }
+}
+
+/// The wander scene's agents, with the plugin's default parameters.
+fn plain_wanderers(count: usize) -> Vec<PlainWanderer> {
+    let defaults = Wander::default();
+    spread(count, arena_for(count), 0.0)
+        .enumerate()
+        .map(|(index, (position, heading))| PlainWanderer {
+            position,
+            velocity: heading * 60.0,
+            wander_angle: heading.to_angle(),
+            circle_distance: defaults.circle_distance,
+            circle_radius: defaults.circle_radius,
+            angle_change: defaults.angle_change,
+            max_speed: MaxSpeed::default().0,
+            max_force: MaxForce::default().0,
+            mass: Mass::default().0,
+            rng: SmallRng::seed_from_u64(index as u64),
+        })
+        .collect()
+}
+
+/// Chunks as `par_iter` cuts them: one per compute thread.
+fn chunk_size(items: usize, pool: &TaskPool) -> usize {
+    items.div_ceil(pool.thread_num()).max(1)
+}
+
+fn wander(criterion: &mut Criterion, medians: &mut Medians) {
+    let mut group = criterion.benchmark_group("wander");
+    for agents in [1_000, 10_000, 100_000, 1_000_000] {
+        let mut app = Scene::Wander.app(agents);
+        measure(&mut group, medians, "plugin", agents, || {
+            scenes::step(&mut app);
+        });
+        drop(app);
+
+        // The app above set up the compute pool; the baseline shares it.
+        let pool = ComputeTaskPool::get();
+        let mut wanderers = plain_wanderers(agents);
+        let chunk = chunk_size(agents, pool);
+        measure(&mut group, medians, "baseline", agents, || {
+            wanderers.par_chunk_map_mut(pool, chunk, |_, wanderers| {
+                wanderers.iter_mut().for_each(|wanderer| wanderer.step(DT));
+            });
+        });
+    }
+    group.finish();
+}
+
+fn hunter_prey(criterion: &mut Criterion, medians: &mut Medians) {
+    let mut group = criterion.benchmark_group("hunter_prey");
+    for prey in [1_000, 10_000, 100_000] {
+        let mut app = Scene::HunterPrey.app(prey);
+        measure(&mut group, medians, "step", prey, || {
+            scenes::step(&mut app);
+        });
+    }
+    group.finish();
+}
+
+/// The closest of `candidates` to `point` within `radius`, ties to the lesser entity, by looking
+/// at every one: what [`SpatialIndex::closest`] answers.
+fn closest_by_scan(candidates: &[(Entity, Vec2)], point: Vec2, radius: f32) -> Option<Entity> {
+    candidates
+        .iter()
+        .map(|(entity, position)| (position.distance_squared(point), *entity))
+        .filter(|(distance, _)| *distance <= radius * radius)
+        .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+        .map(|(_, entity)| entity)
+}
+
+/// [`SpatialIndex::closest`] as a function of the point.
+fn closest_in<M>(
+    index: &SpatialIndex<M>,
+    radius: f32,
+) -> impl Fn(Vec2) -> Option<Entity> + Send + Sync + '_ {
+    move |point| index.closest(point, radius, None).map(|found| found.entity)
+}
+
+/// Each query point's answer, computed in parallel chunks.
+fn answer_all(
+    pool: &TaskPool,
+    points: &[(Entity, Vec2)],
+    answer: impl Fn(Vec2) -> Option<Entity> + Send + Sync,
+) -> Vec<Option<Entity>> {
+    points
+        .par_chunk_map(pool, chunk_size(points.len(), pool), |_, points| {
+            points
+                .iter()
+                .map(|(_, point)| answer(*point))
+                .collect::<Vec<_>>()
+        })
+        .concat()
+}
+
+fn neighbours(criterion: &mut Criterion, medians: &mut Medians) {
+    let settings = HunterPreySettings::default();
+    let (sight, alert) = (settings.hunter_sight, settings.prey_alert_range);
+    let pool = ComputeTaskPool::get_or_init(|| {
+        TaskPoolBuilder::new()
+            .num_threads(scenes::task_pool_options().compute.min_threads)
+            .build()
+    });
+    let mut group = criterion.benchmark_group("neighbours");
+    group.sample_size(10);
+    for prey_count in [1_000, 10_000, 100_000] {
+        let arena: Rect = arena_for(prey_count);
+        let with_entities = |count: usize, first: u32, salt: f32| -> Vec<(Entity, Vec2)> {
+            spread(count, arena, salt)
+                .zip(first..)
+                .map(|((position, _), index)| {
+                    (Entity::from_raw_u32(index).expect("small index"), position)
+                })
+                .collect()
+        };
+        let prey = with_entities(prey_count, 0, 0.0);
+        let hunters = with_entities(prey_count / 100, prey_count as u32, 0.37);
+
+        let mut prey_index = SpatialIndex::<Prey>::new(sight);
+        let mut hunter_index = SpatialIndex::<Hunter>::new(alert);
+        let mut by_index = || {
+            prey_index.rebuild(prey.iter().copied());
+            hunter_index.rebuild(hunters.iter().copied());
+            (
+                answer_all(pool, &hunters, closest_in(&prey_index, sight)),
+                answer_all(pool, &prey, closest_in(&hunter_index, alert)),
+            )
+        };
+        let by_scan = || {
+            (
+                answer_all(pool, &hunters, |point| closest_by_scan(&prey, point, sight)),
+                answer_all(pool, &prey, |point| closest_by_scan(&hunters, point, alert)),
+            )
+        };
+        assert!(
+            by_index() == by_scan(),
+            "the index and the scan disagree at {prey_count} prey"
+        );
+        measure(&mut group, medians, "index", prey_count, || {
+            std::hint::black_box(by_index());
+        });
+        measure(&mut group, medians, "scan", prey_count, || {
+            std::hint::black_box(by_scan());
+        });
+    }
+    group.finish();
+}
+
+/// Prints the ratios: the figures `docs/performance.md` quotes.
+fn print_summary(medians: &Medians) {
+    let ms = |seconds: f64| format!("{:.3} ms", seconds * 1e3);
+    let ratio_row = |name: &str, agents: usize, numerator: &str, denominator: &str| {
+        let (Some(top), Some(bottom)) = (
+            medians.get(numerator, agents),
+            medians.get(denominator, agents),
+        ) else {
+            return;
+        };
+        println!(
+            "| {name} | {agents} | {} | {} | {:.2} |",
+            ms(top),
+            ms(bottom),
+            top / bottom
+        );
+    };
+    println!("\n| benchmark | N | bevy_steer | compared with | ratio |");
+    println!("| --- | ---: | ---: | ---: | ---: |");
+    for agents in [1_000, 10_000, 100_000, 1_000_000] {
+        ratio_row("wander, plugin / baseline", agents, "plugin", "baseline");
+    }
+    for agents in [1_000, 10_000, 100_000] {
+        ratio_row("neighbours, index / scan", agents, "index", "scan");
+    }
+    println!("\n| benchmark | N -> 10 N | time ratio |");
+    println!("| --- | --- | ---: |");
+    for name in ["plugin", "step", "index"] {
+        for agents in [1_000, 10_000, 100_000] {
+            if let (Some(small), Some(large)) =
+                (medians.get(name, agents), medians.get(name, agents * 10))
+            {
+                println!(
+                    "| {name} | {agents} -> {} | {:.2} |",
+                    agents * 10,
+                    large / small
+                );
+            }
+        }
+    }
+    for prey in [1_000, 10_000, 100_000] {
+        if let Some(step) = medians.get("step", prey) {
+            println!(
+                "hunter / prey, {prey} prey and {} hunters: {} per step",
+                prey / 100,
+                ms(step)
+            );
+        }
+    }
+}
+
+fn main() {
+    let mut criterion = Criterion::default()
+        .sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4))
+        .configure_from_args();
+    let mut medians = Medians::default();
+    wander(&mut criterion, &mut medians);
+    hunter_prey(&mut criterion, &mut medians);
+    neighbours(&mut criterion, &mut medians);
+    criterion.final_summary();
+    print_summary(&medians);
+}

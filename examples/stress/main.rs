@@ -1,0 +1,153 @@
+//! Steers a crowd with no window and reports how long each step takes: the hunter / prey rules
+//! with N prey and N / 100 hunters, or N wanderers.
+//!
+//! | argument | default | meaning |
+//! | --- | --- | --- |
+//! | `--agents N` | 100000 | prey (hunter / prey) or wanderers |
+//! | `--steps N` | 2000 | steps of 1/60 s to run |
+//! | `--scene hunter-prey` or `wander` | `hunter-prey` | what to simulate |
+//!
+//! `cargo run --release --example stress -- --agents 100000 --steps 2000` shows a progress bar,
+//! then prints steps per second and the time per step (median and 99th percentile).
+
+mod scenes;
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use bevy::prelude::*;
+use bevy_steer::prelude::*;
+use indicatif::{ProgressBar, ProgressStyle};
+use scenes::Scene;
+
+struct Options {
+    scene: Scene,
+    agents: usize,
+    steps: usize,
+}
+
+impl Options {
+    fn from_args() -> Result<Self, String> {
+        let mut options = Self {
+            scene: Scene::HunterPrey,
+            agents: 100_000,
+            steps: 2000,
+        };
+        let mut args = std::env::args().skip(1);
+        while let Some(name) = args.next() {
+            let value = args.next().ok_or_else(|| format!("{name} needs a value"))?;
+            let count = || {
+                value
+                    .parse::<usize>()
+                    .map_err(|_| format!("{name} wants a whole number, not {value:?}"))
+            };
+            match name.as_str() {
+                "--agents" => options.agents = count()?,
+                "--steps" => options.steps = count()?.max(1),
+                "--scene" => {
+                    options.scene = match value.as_str() {
+                        "hunter-prey" => Scene::HunterPrey,
+                        "wander" => Scene::Wander,
+                        _ => return Err(format!("unknown scene {value:?}: hunter-prey or wander")),
+                    }
+                }
+                _ => return Err(format!("unknown argument {name:?}")),
+            }
+        }
+        Ok(options)
+    }
+
+    fn describe(&self) -> String {
+        match self.scene {
+            Scene::Wander => format!("{} wanderers", self.agents),
+            Scene::HunterPrey => format!("{} prey and {} hunters", self.agents, self.agents / 100),
+        }
+    }
+}
+
+/// Bytes of the steering components a wanderer carries (its `Transform` is the game's anyway),
+/// and of the change ticks Bevy keeps beside each (an added and a changed tick of 4 bytes).
+fn wanderer_footprint() -> (usize, usize) {
+    use core::mem::size_of;
+    let components = [
+        size_of::<Velocity>(),
+        size_of::<Mass>(),
+        size_of::<MaxSpeed>(),
+        size_of::<MaxForce>(),
+        size_of::<Steering>(),
+        size_of::<ReportedProblems>(),
+        size_of::<Wander>(),
+        size_of::<SteeringRng>(),
+    ];
+    (components.iter().sum(), components.len() * 8)
+}
+
+/// The value below which `fraction` of the sorted `durations` lie.
+fn percentile(sorted: &[Duration], fraction: f64) -> Duration {
+    let index = ((sorted.len() - 1) as f64 * fraction).round() as usize;
+    sorted[index]
+}
+
+fn main() -> ExitCode {
+    let options = match Options::from_args() {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("stress: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if cfg!(debug_assertions) {
+        eprintln!("stress: a debug build; add --release for figures worth comparing");
+    }
+    eprintln!("setting up {}", options.describe());
+    let mut app = options.scene.app(options.agents);
+    eprintln!(
+        "{} compute threads",
+        bevy::tasks::ComputeTaskPool::get().thread_num()
+    );
+
+    let progress = ProgressBar::new(options.steps as u64).with_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} steps, {per_sec}, {eta} left",
+        )
+        .expect("the template is valid")
+        .progress_chars("=> "),
+    );
+    let mut durations = Vec::with_capacity(options.steps);
+    let started = Instant::now();
+    for _ in 0..options.steps {
+        let step_started = Instant::now();
+        scenes::step(&mut app);
+        durations.push(step_started.elapsed());
+        progress.inc(1);
+    }
+    let total = started.elapsed();
+    progress.finish_and_clear();
+
+    durations.sort_unstable();
+    let agents = app
+        .world_mut()
+        .query_filtered::<(), With<Steering>>()
+        .iter(app.world())
+        .count();
+    println!(
+        "{} ({agents} agents), {} steps in {:.2} s",
+        options.describe(),
+        options.steps,
+        total.as_secs_f64()
+    );
+    println!(
+        "steps per second: {:.1}",
+        options.steps as f64 / total.as_secs_f64()
+    );
+    println!(
+        "time per step: median {:.3} ms, 99th percentile {:.3} ms",
+        percentile(&durations, 0.5).as_secs_f64() * 1e3,
+        percentile(&durations, 0.99).as_secs_f64() * 1e3
+    );
+    let (components, ticks) = wanderer_footprint();
+    println!(
+        "memory per wanderer: {components} bytes of steering components + {ticks} bytes of change ticks"
+    );
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,120 @@
+//! Headless scenes shared by the `stress` example and the benchmarks (`benches/steering.rs`): N
+//! wanderers, or the hunter / prey rules with N prey and N / 100 hunters, stepped one fixed step at
+//! a time with no window.
+//!
+//! The arena grows with the number of agents so that the crowd is as dense at every N (as dense as
+//! 2 000 prey in the example's 1280 x 720 window): the neighbour queries then find as many
+//! neighbours per agent at every N, and a step should cost time linear in N.
+
+use core::time::Duration;
+
+use bevy::app::TaskPoolOptions;
+use bevy::prelude::*;
+use bevy_steer::prelude::*;
+
+#[path = "../hunter_prey/rules.rs"]
+pub mod rules;
+
+use rules::{HunterPreyPlugin, HunterPreySettings, hunter, prey, spread};
+
+/// The length of one step: the tutorials' 60 frames per second.
+pub const STEP: Duration = Duration::from_nanos(16_666_667);
+
+/// Square world units per agent.
+const AREA_PER_AGENT: f32 = 1280.0 * 720.0 / 2000.0;
+
+/// The scenes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scene {
+    /// Wanderers: the circle method with the default parameters, nothing else.
+    Wander,
+    /// The hunter / prey example's rules: N prey and N / 100 hunters.
+    HunterPrey,
+}
+
+impl Scene {
+    /// A headless app holding this scene with `agents` agents (prey, for hunter / prey).
+    pub fn app(self, agents: usize) -> App {
+        match self {
+            Self::Wander => wanderers(agents),
+            Self::HunterPrey => hunter_prey(agents),
+        }
+    }
+}
+
+/// Task pools that give the compute pool every core.
+///
+/// Bevy's default pools give the compute pool what is left after the I/O and async pools have taken
+/// a quarter of the cores each, at least one: on a two-core machine that leaves one thread, and
+/// `par_iter` then runs sequentially.
+pub fn task_pool_options() -> TaskPoolOptions {
+    let mut options = TaskPoolOptions::default();
+    options.compute.min_threads = bevy::tasks::available_parallelism();
+    options
+}
+
+/// An arena with the aspect of the example's window that holds `agents` at the scenes' density.
+pub fn arena_for(agents: usize) -> Rect {
+    let area = agents.max(1) as f32 * AREA_PER_AGENT;
+    let half_width = (area * 16.0 / 9.0).sqrt() / 2.0;
+    Rect::from_center_half_size(Vec2::ZERO, Vec2::new(half_width, half_width * 9.0 / 16.0))
+}
+
+/// `MinimalPlugins` with every core for compute, and the steering plugin.
+fn headless_app() -> App {
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins.set(TaskPoolPlugin {
+            task_pool_options: task_pool_options(),
+        }),
+        SteeringPlugin::default(),
+    ));
+    app
+}
+
+/// Ends the app's set-up, as `App::run` would, so that its schedules can be run by hand.
+fn ready(mut app: App) -> App {
+    app.finish();
+    app.cleanup();
+    app
+}
+
+fn wanderers(agents: usize) -> App {
+    let mut app = ready(headless_app());
+    let wanderers = spread(agents, arena_for(agents), 0.0).map(|(position, heading)| {
+        (
+            Transform::from_translation(position.extend(0.0)),
+            Velocity(heading * 60.0),
+            Wander::default().with_angle(heading.to_angle()),
+        )
+    });
+    app.world_mut().spawn_batch(wanderers);
+    app
+}
+
+fn hunter_prey(prey_count: usize) -> App {
+    let settings = HunterPreySettings {
+        arena: arena_for(prey_count),
+        ..default()
+    };
+    let mut app = headless_app();
+    app.add_plugins(HunterPreyPlugin {
+        settings: settings.clone(),
+    });
+    let mut app = ready(app);
+    let world = app.world_mut();
+    for (position, heading) in spread(prey_count / 100, settings.arena, 0.37) {
+        world.spawn(hunter(position, heading, &settings));
+    }
+    for (position, heading) in spread(prey_count, settings.arena, 0.0) {
+        world.spawn(prey(position, heading));
+    }
+    app
+}
+
+/// Runs the steering schedule once, one [`STEP`] long.
+pub fn step(app: &mut App) {
+    let world = app.world_mut();
+    world.resource_mut::<Time>().advance_by(STEP);
+    world.run_schedule(FixedUpdate);
+}
