@@ -113,25 +113,28 @@ pub fn hunters_choose(
                 }
             }
             let has_prey = living_prey.contains(pursue.target);
-            if has_prey && !hunter.resting {
+            let (target, wander_weight) = if has_prey && !hunter.resting {
                 hunter.stamina -= dt;
-                wander.weight = 0.0;
                 if hunter.stamina <= 0.0 {
                     hunter.stamina = 0.0;
                     hunter.resting = true;
-                    pursue.target = Entity::PLACEHOLDER;
-                }
-            } else {
-                wander.weight = 1.0;
-                pursue.target = if hunter.resting {
-                    Entity::PLACEHOLDER
+                    (Entity::PLACEHOLDER, 0.0)
                 } else {
-                    let position = transform.translation.truncate();
-                    prey_index
-                        .closest(position, settings.hunter_sight, None)
-                        .map_or(Entity::PLACEHOLDER, |prey| prey.entity)
-                };
-            }
+                    (pursue.target, 0.0)
+                }
+            } else if hunter.resting {
+                (Entity::PLACEHOLDER, 1.0)
+            } else {
+                let position = transform.translation.truncate();
+                let closest = prey_index.closest(position, settings.hunter_sight, None);
+                (closest.map_or(Entity::PLACEHOLDER, |prey| prey.entity), 1.0)
+            };
+            // Written only when they differ, so that `Changed` still means a change of mind.
+            pursue.set_if_neq(Pursue { target, ..*pursue });
+            wander.set_if_neq(Wander {
+                weight: wander_weight,
+                ..*wander
+            });
         });
 }
 
@@ -146,21 +149,28 @@ pub fn prey_choose(
         .for_each(|(transform, mut evade, mut seek, mut wander)| {
             let position = transform.translation.truncate();
             let hunter = hunter_index.closest(position, settings.prey_alert_range, None);
-            evade.target = hunter.map_or(Entity::PLACEHOLDER, |hunter| hunter.entity);
             let near_cursor = cursor
                 .0
                 .filter(|cursor| cursor.distance(position) <= settings.cursor_range);
-            let (seek_weight, wander_weight) = match (hunter, near_cursor) {
-                (Some(_), _) => (0.0, 0.0),
-                (None, Some(cursor)) => {
-                    seek.target = Target::Point(cursor);
-                    (1.0, 0.0)
-                }
-                (None, None) => (0.0, 1.0),
+            let (seek_target, seek_weight, wander_weight) = match (hunter, near_cursor) {
+                (Some(_), _) => (seek.target, 0.0, 0.0),
+                (None, Some(cursor)) => (Target::Point(cursor), 1.0, 0.0),
+                (None, None) => (seek.target, 0.0, 1.0),
             };
-            seek.weight = seek_weight;
-            seek.slowing_radius = settings.cursor_slowing_radius;
-            wander.weight = wander_weight;
+            // Written only when they differ, so that `Changed` still means a change of mind.
+            evade.set_if_neq(Evade {
+                target: hunter.map_or(Entity::PLACEHOLDER, |hunter| hunter.entity),
+                ..*evade
+            });
+            seek.set_if_neq(Seek {
+                target: seek_target,
+                slowing_radius: settings.cursor_slowing_radius,
+                weight: seek_weight,
+            });
+            wander.set_if_neq(Wander {
+                weight: wander_weight,
+                ..*wander
+            });
         });
 }
 

@@ -5,7 +5,9 @@
 //! `(Transform::from_xyz(x, y, 0.0), Wander::default())` makes a working wanderer. Several behaviours
 //! on one entity add up (the movement manager): `Seek` and `Flee` together seek one point while
 //! fleeing another. Each has a `weight` (default `1.0`) to blend them; a negative weight reverses the
-//! behaviour.
+//! behaviour. A weight of exactly zero switches the behaviour off for that step without changing
+//! the entity's archetype: its force is not computed, its target is not looked up (so a missing
+//! target is not reported) and [`Wander`]'s random state does not move on.
 
 use bevy::prelude::*;
 use rand::RngExt;

@@ -230,12 +230,17 @@ pub fn sin_cos(angle: f32) -> (f32, f32) {
     let sin = r + r * r2 * (-1.666_665_5e-1 + r2 * (8.332_161e-3 + r2 * -1.951_529_6e-4));
     let cos =
         1.0 - 0.5 * r2 + r2 * r2 * (4.166_664_6e-2 + r2 * (-1.388_731_6e-3 + r2 * 2.443_315_7e-5));
-    match quadrant & 3 {
-        0 => (sin, cos),
-        1 => (cos, -sin),
-        2 => (-sin, -cos),
-        _ => (-cos, sin),
-    }
+    // The quadrant's swap and signs by bit operations, not a `match`: agents' angles are random, so
+    // a branch on the quadrant would be mispredicted most of the time. Odd quadrants swap sine and
+    // cosine; quadrants 2 and 3 negate the sine, quadrants 1 and 2 the cosine.
+    let swap = 0_u32.wrapping_sub((quadrant & 1) as u32);
+    let (sin, cos) = (sin.to_bits(), cos.to_bits());
+    let sin_sign = ((quadrant & 2) as u32) << 30;
+    let cos_sign = ((quadrant.wrapping_add(1) & 2) as u32) << 30;
+    (
+        f32::from_bits(((sin & !swap) | (cos & swap)) ^ sin_sign),
+        f32::from_bits(((cos & !swap) | (sin & swap)) ^ cos_sign),
+    )
 }
 
 /// A point of `area` from two numbers in `[0, 1)`: where the random-target wander places its target.
@@ -263,8 +268,13 @@ pub fn integrate_velocity(
     if force == Vec2::ZERO || !Mass(mass).is_valid() {
         return truncate(velocity, max_speed);
     }
-    // In f64, where dividing by a tiny (even subnormal) mass neither overflows nor loses digits.
-    let velocity_change = (force.as_dvec2() * (f64::from(dt) / f64::from(mass))).as_vec2();
+    let step_per_mass = dt / mass;
+    let velocity_change = if mass >= f32::MIN_POSITIVE && step_per_mass.is_finite() {
+        force * step_per_mass
+    } else {
+        // A subnormal mass, or a ratio that overflows: in f64, where neither loses anything.
+        (force.as_dvec2() * (f64::from(dt) / f64::from(mass))).as_vec2()
+    };
     if velocity_change.is_finite() {
         truncate(velocity + velocity_change, max_speed)
     } else {

@@ -151,6 +151,10 @@ impl ReportedProblems {
 
 /// Logs `problem` for `entity` unless it was logged before, without touching change detection when
 /// there is nothing new to record.
+// Cold and out of line: it is called only when something is wrong, and keeping its logging out of
+// the systems' per-agent loops keeps those small enough to be inlined.
+#[cold]
+#[inline(never)]
 pub(crate) fn report(problems: &mut Mut<ReportedProblems>, entity: Entity, problem: Problem) {
     if !problems.contains(problem) {
         problems.0 |= problem.bit();

@@ -50,14 +50,21 @@ pub struct Neighbour {
 pub struct SpatialIndex<M> {
     /// The cell size asked for.
     requested_cell_size: f32,
-    /// The cell size of the current grid: the one asked for, or wider for thinly spread entities.
-    cell_size: f32,
+    /// `1 / cell size` of the current grid, whose cells are the size asked for, or wider for
+    /// thinly spread entities. Building and querying both multiply by it, in `f32`: the same
+    /// monotonic arithmetic on both sides, so a query never misses a cell that holds a match.
+    inverse_cell_size: f32,
     origin: Vec2,
     columns: usize,
     rows: usize,
     /// `cell_starts[c]..cell_starts[c + 1]` are the entries of cell `c` (row-major).
     cell_starts: Vec<u32>,
     entries: Vec<Neighbour>,
+    /// Kept between rebuilds so that rebuilding allocates nothing once the index has grown: the
+    /// entries in the order they came, each one's cell, and each cell's next free slot.
+    unsorted: Vec<Neighbour>,
+    cells: Vec<u32>,
+    next_slot: Vec<u32>,
     marker: PhantomData<fn() -> M>,
 }
 
@@ -72,12 +79,15 @@ impl<M> SpatialIndex<M> {
         };
         Self {
             requested_cell_size: cell_size,
-            cell_size,
+            inverse_cell_size: cell_size.recip(),
             origin: Vec2::ZERO,
             columns: 0,
             rows: 0,
             cell_starts: vec![0],
             entries: Vec::new(),
+            unsorted: Vec::new(),
+            cells: Vec::new(),
+            next_slot: Vec::new(),
             marker: PhantomData,
         }
     }
@@ -94,29 +104,30 @@ impl<M> SpatialIndex<M> {
 
     /// Rebuilds the index from `(entity, position)` pairs, in time linear in their number.
     pub fn rebuild(&mut self, items: impl IntoIterator<Item = (Entity, Vec2)>) {
-        self.entries.clear();
-        self.entries.extend(
+        self.unsorted.clear();
+        self.unsorted.extend(
             items
                 .into_iter()
                 .filter(|(_, position)| position.is_finite())
                 .map(|(entity, position)| Neighbour { entity, position }),
         );
-        let (min, max) = self.entries.iter().fold(
-            (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN)),
-            |(min, max), entry| (min.min(entry.position), max.max(entry.position)),
-        );
-        if self.entries.is_empty() {
+        self.entries.clear();
+        if self.unsorted.is_empty() {
             self.columns = 0;
             self.rows = 0;
             self.cell_starts.clear();
             self.cell_starts.push(0);
             return;
         }
+        let (min, max) = self.unsorted.iter().fold(
+            (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN)),
+            |(min, max), entry| (min.min(entry.position), max.max(entry.position)),
+        );
         // Widen the cells when the entities are spread so thin that the grid would have many more
         // cells than entities (which would make rebuilding cost more than linear). In f64, where
         // the extent of any two finite f32 positions is finite.
         let extent = max.as_dvec2() - min.as_dvec2();
-        let most_cells = (4 * self.entries.len()).max(64) as f64;
+        let most_cells = (4 * self.unsorted.len()).max(64) as f64;
         let cells_along = |length: f64, size: f64| (length / size).floor() + 1.0;
         let mut cell_size = f64::from(self.requested_cell_size);
         while cells_along(extent.x, cell_size) * cells_along(extent.y, cell_size) > most_cells {
@@ -125,39 +136,40 @@ impl<M> SpatialIndex<M> {
         self.origin = min;
         self.columns = cells_along(extent.x, cell_size) as usize;
         self.rows = cells_along(extent.y, cell_size) as usize;
-        self.cell_size = cell_size as f32;
-        let effective_cell_size = self.cell_size;
+        self.inverse_cell_size = (cell_size as f32).recip();
 
         // Counting sort by cell.
         let cell_count = self.columns * self.rows;
         self.cell_starts.clear();
         self.cell_starts.resize(cell_count + 1, 0);
-        let cell_of = |position: Vec2| {
-            let local = (position - min) / effective_cell_size;
+        self.cells.clear();
+        self.cells.extend(self.unsorted.iter().map(|entry| {
+            let local = (entry.position - min) * self.inverse_cell_size;
             let column = (local.x as usize).min(self.columns - 1);
             let row = (local.y as usize).min(self.rows - 1);
-            row * self.columns + column
-        };
-        for entry in &self.entries {
-            self.cell_starts[cell_of(entry.position) + 1] += 1;
+            (row * self.columns + column) as u32
+        }));
+        for &cell in &self.cells {
+            self.cell_starts[cell as usize + 1] += 1;
         }
         for cell in 0..cell_count {
             self.cell_starts[cell + 1] += self.cell_starts[cell];
         }
-        let mut next_slot: Vec<u32> = self.cell_starts[..cell_count].to_vec();
-        let mut sorted = vec![
+        self.next_slot.clear();
+        self.next_slot
+            .extend_from_slice(&self.cell_starts[..cell_count]);
+        self.entries.resize(
+            self.unsorted.len(),
             Neighbour {
                 entity: Entity::PLACEHOLDER,
                 position: Vec2::ZERO,
-            };
-            self.entries.len()
-        ];
-        for entry in &self.entries {
-            let slot = &mut next_slot[cell_of(entry.position)];
-            sorted[*slot as usize] = *entry;
+            },
+        );
+        for (entry, &cell) in self.unsorted.iter().zip(&self.cells) {
+            let slot = &mut self.next_slot[cell as usize];
+            self.entries[*slot as usize] = *entry;
             *slot += 1;
         }
-        self.entries = sorted;
     }
 
     /// Calls `visit` for every indexed entity within `radius` of `point` (distance `<= radius`).
@@ -166,21 +178,20 @@ impl<M> SpatialIndex<M> {
             return;
         }
         let radius_squared = radius * radius;
-        // The grid cells the circle's bounding box touches, in f64 so that far-off points and huge
-        // radii do not overflow.
-        let cell_size = f64::from(self.cell_size);
-        let centre = point.as_dvec2() - self.origin.as_dvec2();
-        let low = (centre - f64::from(radius)) / cell_size;
-        let high = (centre + f64::from(radius)) / cell_size;
-        if high.x < 0.0 || high.y < 0.0 || low.x >= self.columns as f64 || low.y >= self.rows as f64
-        {
+        // The grid cells the circle's bounding box touches. Each bound is rounded once and then
+        // goes through the very arithmetic that placed the entries, which is monotonic, so a
+        // matching entry's cell always lies within them. Float-to-int casts truncate, which is
+        // `floor` for the values that are not negative, and saturate, so negative, infinite and
+        // NaN bounds clamp to the grid.
+        let cell_coordinate = |bound: Vec2| (bound - self.origin) * self.inverse_cell_size;
+        let low = cell_coordinate(point - radius);
+        let high = cell_coordinate(point + radius);
+        if high.x < 0.0 || high.y < 0.0 {
             return;
         }
-        // Float-to-int casts truncate, which is `floor` for the values that are not negative, and
-        // saturate, so negative and infinite bounds clamp to the grid (with no call to `floor`).
-        let first_column = low.x as usize;
+        let first_column = (low.x as usize).min(self.columns - 1);
         let last_column = (high.x as usize).min(self.columns - 1);
-        let first_row = low.y as usize;
+        let first_row = (low.y as usize).min(self.rows - 1);
         let last_row = (high.y as usize).min(self.rows - 1);
         for row in first_row..=last_row {
             let start = self.cell_starts[row * self.columns + first_column] as usize;

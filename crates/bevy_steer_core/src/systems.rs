@@ -51,7 +51,8 @@ fn add_weighted_force(
     }
 }
 
-/// Adds the weighted force of behaviour `B` for every agent that has it.
+/// Adds the weighted force of behaviour `B` for every agent that has it with a weight other than
+/// zero.
 pub fn apply_targeted_behaviour<B: TargetedBehaviour>(
     targets: TargetQuery,
     mut agents: Query<(
@@ -67,6 +68,9 @@ pub fn apply_targeted_behaviour<B: TargetedBehaviour>(
     let lookup = |entity| lookup_target(&targets, entity);
     agents.par_iter_mut().for_each(
         |(entity, behaviour, transform, velocity, max_speed, mut steering, mut problems)| {
+            if behaviour.weight() == 0.0 {
+                return;
+            }
             match behaviour.force(&boid(transform, velocity, max_speed), lookup) {
                 Ok(force) => add_weighted_force(
                     steering.bypass_change_detection(),
@@ -88,7 +92,8 @@ pub fn apply_targeted_behaviour<B: TargetedBehaviour>(
     );
 }
 
-/// Adds every wanderer's weighted wander force and moves its random state on by one step.
+/// Adds every wanderer's weighted wander force and moves its random state on by one step, except for
+/// wanderers whose weight is zero.
 pub fn apply_wander(
     time: Res<Time>,
     mut agents: Query<(
@@ -114,6 +119,9 @@ pub fn apply_wander(
             mut steering,
             mut problems,
         )| {
+            if wander.weight == 0.0 {
+                return;
+            }
             // Steering, the random state and the wander angle are the plugin's own per-step
             // scratch: marking them changed every step would tell no system anything.
             let wander = wander.bypass_change_detection();

@@ -245,6 +245,35 @@ fn a_placeholder_target_is_idle_and_silent() {
 }
 
 #[test]
+fn a_zero_weight_switches_a_behaviour_off_silently() {
+    let mut app = create_app(60.0);
+    let gone = spawn(&mut app, at(100.0, 0.0));
+    app.world_mut().despawn(gone);
+    let moving = Velocity(Vec2::new(30.0, 0.0));
+    let off = (
+        at(0.0, 0.0),
+        moving,
+        Seek::new(gone).with_weight(0.0),
+        Flee::new(Vec2::new(f32::NAN, 0.0)).with_weight(0.0),
+        Pursue::new(gone).with_weight(0.0),
+        Evade::new(gone).with_weight(0.0),
+        Wander::default().with_angle(1.0).with_weight(0.0),
+    );
+    let agent = spawn(&mut app, off);
+    step(&mut app, 30);
+    // No force: the agent coasts, nothing is reported and the wander angle has not moved on.
+    assert_eq!(velocity(&app, agent), moving.0);
+    assert!(problems(&app, agent).is_empty());
+    assert_eq!(app.world().get::<Wander>(agent).unwrap().angle, 1.0);
+
+    // A weight other than zero switches it back on.
+    app.world_mut().get_mut::<Wander>(agent).unwrap().weight = 1.0;
+    step(&mut app, 1);
+    assert_ne!(app.world().get::<Wander>(agent).unwrap().angle, 1.0);
+    assert_ne!(velocity(&app, agent), moving.0);
+}
+
+#[test]
 fn a_target_without_velocity_is_pursued_where_it_stands() {
     let mut app = create_app(60.0);
     let post = spawn(&mut app, at(200.0, 0.0));

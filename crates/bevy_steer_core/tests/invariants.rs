@@ -540,6 +540,10 @@ impl Scene {
             required.insert(Problem::NonFiniteMotion);
         }
         for (kind, weight, target) in agent.behaviours.targeted() {
+            if weight == 0.0 {
+                // Switched off: not looked up, so nothing to report.
+                continue;
+            }
             match self.target_status(target) {
                 TargetStatus::Unset => {}
                 TargetStatus::Missing => {
