@@ -70,6 +70,15 @@ pub fn direction_or_zero(v: Vec2) -> Vec2 {
 #[inline]
 pub fn truncate(v: Vec2, max: f32) -> Vec2 {
     let max = max.max(0.0);
+    let squared = v.length_squared();
+    if (f32::MIN_POSITIVE..f32::INFINITY).contains(&squared) {
+        // The common case, without a branch on the comparison: an agent near its limit is
+        // truncated one step and not the next, which a branch would mispredict half the time.
+        let length = squared.sqrt();
+        // Not `v * (max / length)`: that ratio may be subnormal, with too few digits.
+        let shortened = v / length * max;
+        return if length <= max { v } else { shortened };
+    }
     let length = length(v);
     if length <= max {
         v

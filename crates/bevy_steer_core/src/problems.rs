@@ -6,6 +6,7 @@
 
 use core::fmt;
 
+use bevy::ecs::change_detection::ContiguousMut;
 use bevy::prelude::*;
 
 /// The built-in behaviours, in the order their systems add forces.
@@ -149,16 +150,32 @@ impl ReportedProblems {
     }
 }
 
-/// Logs `problem` for `entity` unless it was logged before, without touching change detection when
-/// there is nothing new to record.
-// Cold and out of line: it is called only when something is wrong, and keeping its logging out of
-// the systems' per-agent loops keeps those small enough to be inlined.
+/// A problem a system's parallel pass found for the agent in `row` of its `table`. The pass only
+/// reads [`ReportedProblems`]; what it finds is recorded afterwards by [`record`], one thread, so
+/// that the per-agent loops stay free of logging and of change ticks.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Finding {
+    pub table: usize,
+    pub row: usize,
+    pub problem: Problem,
+}
+
+/// Records and logs `finding` for `entity` unless it was recorded before, marking the agent's
+/// [`ReportedProblems`] changed only when there is something new.
+// Cold and out of line: it runs only when something is wrong.
 #[cold]
 #[inline(never)]
-pub(crate) fn report(problems: &mut Mut<ReportedProblems>, entity: Entity, problem: Problem) {
-    if !problems.contains(problem) {
-        problems.0 |= problem.bit();
-        warn!("bevy_steer: agent {entity}: {problem}");
+pub(crate) fn record(
+    problems: &mut ContiguousMut<ReportedProblems>,
+    entity: Entity,
+    finding: Finding,
+) {
+    let reported = &mut problems.bypass_change_detection()[finding.row];
+    if !reported.contains(finding.problem) {
+        reported.0 |= finding.problem.bit();
+        let this_run = problems.this_run_tick();
+        problems.changed_ticks_slice_mut()[finding.row] = this_run;
+        warn!("bevy_steer: agent {entity}: {}", finding.problem);
     }
 }
 

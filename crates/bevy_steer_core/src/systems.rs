@@ -5,11 +5,12 @@
 //! step and writes only its own, so the result does not depend on thread count or visiting order.
 
 use bevy::prelude::*;
+use bevy::tasks::ComputeTaskPool;
 
 use crate::behaviours::{NoTarget, TargetState, TargetedBehaviour, Wander};
 use crate::components::{FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, Velocity};
 use crate::forces::{self, Boid};
-use crate::problems::{BehaviourKind, Problem, ReportedProblems, report};
+use crate::problems::{BehaviourKind, Finding, Problem, ReportedProblems, record};
 use crate::rng::SteeringRng;
 
 /// Entities behaviours may aim at: anything with a `Transform`, moving if it has a `Velocity`.
@@ -33,63 +34,187 @@ pub fn boid(transform: &Transform, velocity: &Velocity, max_speed: &MaxSpeed) ->
     }
 }
 
-/// Adds `force * weight` to the agent's steering, or drops it and reports it once when it is not
-/// finite.
+/// Adds `force * weight` to the agent's steering, or drops it and returns the problem when it is
+/// not finite.
+#[inline]
 fn add_weighted_force(
     steering: &mut Steering,
-    problems: &mut Mut<ReportedProblems>,
-    entity: Entity,
     kind: BehaviourKind,
     force: Vec2,
     weight: f32,
-) {
+) -> Option<Problem> {
     let weighted = force * weight;
     if weighted.is_finite() {
         steering.0 += weighted;
+        None
     } else {
-        report(problems, entity, Problem::NonFiniteForce(kind));
+        Some(Problem::NonFiniteForce(kind))
     }
 }
+
+/// Agents one task steps at least: fewer cost more in scheduling than they save.
+const MIN_AGENTS_PER_TASK: usize = 1024;
+
+/// Tasks per compute thread, so that a thread slowed by something else does not hold up the step.
+const TASKS_PER_THREAD: usize = 4;
+
+/// How many agents of a table one task steps.
+fn agents_per_task(rows: usize) -> usize {
+    let threads = ComputeTaskPool::get().thread_num().max(1);
+    rows.div_ceil(threads * TASKS_PER_THREAD)
+        .max(MIN_AGENTS_PER_TASK)
+}
+
+/// Runs `step` on every job on the compute pool (inline when there is only one) and gathers the
+/// problems the jobs found.
+///
+/// The systems hand the compute pool whole slices of each table's columns (Bevy's contiguous
+/// query access) rather than one agent at a time: the per-agent loops then compile to tight code
+/// over plain slices. Each job writes only its own rows, so the result does not depend on how the
+/// rows are split.
+fn run_jobs<J: Send>(jobs: Vec<J>, step: impl Fn(J, &mut Vec<Finding>) + Sync) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    if jobs.len() <= 1 {
+        for job in jobs {
+            step(job, &mut findings);
+        }
+        return findings;
+    }
+    let step = &step;
+    for found in ComputeTaskPool::get().scope(|scope| {
+        for job in jobs {
+            scope.spawn(async move {
+                let mut found = Vec::new();
+                step(job, &mut found);
+                found
+            });
+        }
+    }) {
+        findings.extend(found);
+    }
+    findings
+}
+
+/// The rows of a table one job steps: the table's index, the first row and the row count.
+#[derive(Clone, Copy)]
+struct Rows {
+    table: usize,
+    start: usize,
+    len: usize,
+}
+
+impl Rows {
+    fn range(self) -> core::ops::Range<usize> {
+        self.start..self.start + self.len
+    }
+
+    /// A problem for the agent `row` rows into this job.
+    fn finding(self, row: usize, problem: Problem) -> Finding {
+        Finding {
+            table: self.table,
+            row: self.start + row,
+            problem,
+        }
+    }
+}
+
+/// Splits `rows` rows of `table` into jobs, zipped with `column`'s matching chunks.
+fn chunked<T>(table: usize, column: &mut [T]) -> impl Iterator<Item = (Rows, &mut [T])> {
+    let per_task = agents_per_task(column.len());
+    column
+        .chunks_mut(per_task)
+        .enumerate()
+        .map(move |(index, chunk)| {
+            (
+                Rows {
+                    table,
+                    start: index * per_task,
+                    len: chunk.len(),
+                },
+                chunk,
+            )
+        })
+}
+
+/// The query of the systems below when a table's columns cannot be had as slices, which only
+/// happens if one of the queried components is stored as a sparse set; the steering components
+/// and `Transform` never are.
+fn log_not_dense(system: &str) {
+    error!("bevy_steer: {system}: the agents' components are not stored in tables; skipped");
+}
+
+type TargetedAgents<'w, 's, B> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static B,
+        &'static Transform,
+        &'static Velocity,
+        &'static MaxSpeed,
+        &'static mut Steering,
+        &'static mut ReportedProblems,
+    ),
+>;
 
 /// Adds the weighted force of behaviour `B` for every agent that has it with a weight other than
 /// zero.
 pub fn apply_targeted_behaviour<B: TargetedBehaviour>(
     targets: TargetQuery,
-    mut agents: Query<(
-        Entity,
-        &B,
-        &Transform,
-        &Velocity,
-        &MaxSpeed,
-        &mut Steering,
-        &mut ReportedProblems,
-    )>,
+    mut agents: TargetedAgents<B>,
 ) {
+    let Ok(tables) = agents.contiguous_iter_mut() else {
+        return log_not_dense("targeted behaviour");
+    };
+    let mut tables: Vec<_> = tables.collect();
+    let mut jobs = Vec::new();
+    for (table, (_, behaviours, transforms, velocities, max_speeds, steering, problems)) in
+        tables.iter_mut().enumerate()
+    {
+        // Steering is the plugin's own per-step scratch: no change ticks for it.
+        for (rows, steering) in chunked(table, steering.bypass_change_detection()) {
+            let range = rows.range();
+            jobs.push((
+                rows,
+                &behaviours[range.clone()],
+                &transforms[range.clone()],
+                &velocities[range.clone()],
+                &max_speeds[range.clone()],
+                steering,
+                &problems[range],
+            ));
+        }
+    }
     let lookup = |entity| lookup_target(&targets, entity);
-    agents.par_iter_mut().for_each(
-        |(entity, behaviour, transform, velocity, max_speed, mut steering, mut problems)| {
-            if behaviour.weight() == 0.0 {
-                return;
-            }
-            match behaviour.force(&boid(transform, velocity, max_speed), lookup) {
-                Ok(force) => add_weighted_force(
-                    steering.bypass_change_detection(),
-                    &mut problems,
-                    entity,
-                    B::KIND,
-                    force,
-                    behaviour.weight(),
-                ),
-                Err(NoTarget::Missing) => {
-                    report(&mut problems, entity, Problem::MissingTarget(B::KIND));
+    let findings = run_jobs(
+        jobs,
+        |(rows, behaviours, transforms, velocities, max_speeds, steering, problems), found| {
+            for row in 0..rows.len {
+                let behaviour = &behaviours[row];
+                if behaviour.weight() == 0.0 {
+                    continue;
                 }
-                Err(NoTarget::NonFinite) => {
-                    report(&mut problems, entity, Problem::NonFiniteTarget(B::KIND));
+                let agent = boid(&transforms[row], &velocities[row], &max_speeds[row]);
+                let problem = match behaviour.force(&agent, lookup) {
+                    Ok(force) => {
+                        add_weighted_force(&mut steering[row], B::KIND, force, behaviour.weight())
+                    }
+                    Err(NoTarget::Missing) => Some(Problem::MissingTarget(B::KIND)),
+                    Err(NoTarget::NonFinite) => Some(Problem::NonFiniteTarget(B::KIND)),
+                    Err(NoTarget::Unset) => None,
+                };
+                if let Some(problem) = problem
+                    && !problems[row].contains(problem)
+                {
+                    found.push(rows.finding(row, problem));
                 }
-                Err(NoTarget::Unset) => {}
             }
         },
     );
+    for finding in findings {
+        let (entities, .., problems) = &mut tables[finding.table];
+        record(problems, entities[finding.row], finding);
+    }
 }
 
 /// Adds every wanderer's weighted wander force and moves its random state on by one step, except for
@@ -108,44 +233,124 @@ pub fn apply_wander(
     )>,
 ) {
     let dt = time.delta_secs();
-    agents.par_iter_mut().for_each(
-        |(
-            entity,
-            mut wander,
-            mut rng,
-            transform,
-            velocity,
-            max_speed,
-            mut steering,
-            mut problems,
-        )| {
-            if wander.weight == 0.0 {
-                return;
+    let Ok(tables) = agents.contiguous_iter_mut() else {
+        return log_not_dense("wander");
+    };
+    let mut tables: Vec<_> = tables.collect();
+    let mut jobs = Vec::new();
+    for (table, (_, wanders, rngs, transforms, velocities, max_speeds, steering, problems)) in
+        tables.iter_mut().enumerate()
+    {
+        // Steering, the random state and the wander angle are the plugin's own per-step scratch:
+        // marking them changed every step would tell no system anything.
+        let wanders = wanders.bypass_change_detection();
+        let rngs = rngs.bypass_change_detection();
+        let per_task = agents_per_task(wanders.len());
+        for ((rows, wanders), (rngs, steering)) in chunked(table, wanders).zip(
+            rngs.chunks_mut(per_task)
+                .zip(steering.bypass_change_detection().chunks_mut(per_task)),
+        ) {
+            let range = rows.range();
+            jobs.push((
+                rows,
+                wanders,
+                rngs,
+                &transforms[range.clone()],
+                &velocities[range.clone()],
+                &max_speeds[range.clone()],
+                steering,
+                &problems[range],
+            ));
+        }
+    }
+    let findings = run_jobs(
+        jobs,
+        |(rows, wanders, rngs, transforms, velocities, max_speeds, steering, problems), found| {
+            for row in 0..rows.len {
+                let wander = &mut wanders[row];
+                if wander.weight == 0.0 {
+                    continue;
+                }
+                let agent = boid(&transforms[row], &velocities[row], &max_speeds[row]);
+                let force = wander.step(&agent, &mut rngs[row], dt);
+                let weight = wander.weight;
+                if let Some(problem) =
+                    add_weighted_force(&mut steering[row], BehaviourKind::Wander, force, weight)
+                    && !problems[row].contains(problem)
+                {
+                    found.push(rows.finding(row, problem));
+                }
             }
-            // Steering, the random state and the wander angle are the plugin's own per-step
-            // scratch: marking them changed every step would tell no system anything.
-            let wander = wander.bypass_change_detection();
-            let force = wander.step(
-                &boid(transform, velocity, max_speed),
-                rng.bypass_change_detection(),
-                dt,
-            );
-            let weight = wander.weight;
-            add_weighted_force(
-                steering.bypass_change_detection(),
-                &mut problems,
-                entity,
-                BehaviourKind::Wander,
-                force,
-                weight,
-            );
         },
     );
+    for finding in findings {
+        let (entities, .., problems) = &mut tables[finding.table];
+        record(problems, entities[finding.row], finding);
+    }
+}
+
+/// One agent's integration: its new velocity, and its new position unless the motion was not
+/// finite (the agent then stops where it is).
+struct Integrated {
+    velocity: Vec2,
+    position: Option<Vec2>,
+}
+
+/// The tutorials' update for one agent, with the checks the systems promise: returns what to write
+/// and passes each problem it meets to `found`.
+#[inline]
+fn integrate_agent(
+    velocity: Vec2,
+    position: Vec2,
+    force: Vec2,
+    limits: (Mass, MaxSpeed, MaxForce),
+    dt: f32,
+    mut found: impl FnMut(Problem),
+) -> Integrated {
+    let (mass, max_speed, max_force) = limits;
+    if !mass.is_valid() {
+        found(Problem::InvalidMass);
+    }
+    if max_speed.effective() != max_speed.0 {
+        found(Problem::InvalidMaxSpeed);
+    }
+    if max_force.effective() != max_force.0 {
+        found(Problem::InvalidMaxForce);
+    }
+    let force = if force.is_finite() {
+        force
+    } else {
+        found(Problem::NonFiniteSteering);
+        Vec2::ZERO
+    };
+    let new_velocity = forces::integrate_velocity(
+        velocity,
+        force,
+        mass.0,
+        max_speed.effective(),
+        max_force.effective(),
+        dt,
+    );
+    let new_position = position + new_velocity * dt;
+    if velocity.is_finite() && new_velocity.is_finite() && new_position.is_finite() {
+        Integrated {
+            velocity: new_velocity,
+            position: Some(new_position),
+        }
+    } else {
+        found(Problem::NonFiniteMotion);
+        Integrated {
+            velocity: Vec2::ZERO,
+            position: None,
+        }
+    }
 }
 
 /// The tutorials' update, scaled by the step length: truncate the force to [`MaxForce`], divide by
 /// [`Mass`], add to [`Velocity`], truncate to [`MaxSpeed`], move the translation, clear
 /// [`Steering`]; then turn agents with [`FaceVelocity`].
+///
+/// Every agent's `Transform` and `Velocity` are marked changed, as moving agents' are.
 pub fn integrate(
     time: Res<Time>,
     mut agents: Query<(
@@ -161,55 +366,86 @@ pub fn integrate(
     )>,
 ) {
     let dt = time.delta_secs();
-    agents.par_iter_mut().for_each(
+    let Ok(tables) = agents.contiguous_iter_mut() else {
+        return log_not_dense("integrate");
+    };
+    let mut tables: Vec<_> = tables.collect();
+    let mut jobs = Vec::new();
+    for (
+        table,
+        (_, transforms, velocities, steering, masses, max_speeds, max_forces, problems, facing),
+    ) in tables.iter_mut().enumerate()
+    {
+        transforms.mark_all_as_changed();
+        velocities.mark_all_as_changed();
+        let velocities = velocities.bypass_change_detection();
+        let steering = steering.bypass_change_detection();
+        let per_task = agents_per_task(velocities.len());
+        for ((rows, transforms), (velocities, steering)) in
+            chunked(table, transforms.bypass_change_detection()).zip(
+                velocities
+                    .chunks_mut(per_task)
+                    .zip(steering.chunks_mut(per_task)),
+            )
+        {
+            let range = rows.range();
+            jobs.push((
+                rows,
+                transforms,
+                velocities,
+                steering,
+                &masses[range.clone()],
+                &max_speeds[range.clone()],
+                &max_forces[range.clone()],
+                &problems[range.clone()],
+                facing.map(|facing| &facing[range]),
+            ));
+        }
+    }
+    let findings = run_jobs(
+        jobs,
         |(
-            entity,
-            mut transform,
-            mut velocity,
-            mut steering,
-            mass,
-            max_speed,
-            max_force,
-            mut problems,
-            face_velocity,
-        )| {
-            if !mass.is_valid() {
-                report(&mut problems, entity, Problem::InvalidMass);
-            }
-            if max_speed.effective() != max_speed.0 {
-                report(&mut problems, entity, Problem::InvalidMaxSpeed);
-            }
-            if max_force.effective() != max_force.0 {
-                report(&mut problems, entity, Problem::InvalidMaxForce);
-            }
-            let mut force = core::mem::take(&mut steering.bypass_change_detection().0);
-            if !force.is_finite() {
-                report(&mut problems, entity, Problem::NonFiniteSteering);
-                force = Vec2::ZERO;
-            }
-
-            let new_velocity = forces::integrate_velocity(
-                velocity.0,
-                force,
-                mass.0,
-                max_speed.effective(),
-                max_force.effective(),
-                dt,
-            );
-            let new_position = transform.translation.truncate() + new_velocity * dt;
-            if !(velocity.0.is_finite() && new_velocity.is_finite() && new_position.is_finite()) {
-                report(&mut problems, entity, Problem::NonFiniteMotion);
-                velocity.0 = Vec2::ZERO;
-                return;
-            }
-            velocity.0 = new_velocity;
-            transform.translation.x = new_position.x;
-            transform.translation.y = new_position.y;
-            if let Some(rotation) =
-                face_velocity.and_then(|face_velocity| face_velocity.rotation_for(new_velocity))
-            {
-                transform.rotation = rotation;
+            rows,
+            transforms,
+            velocities,
+            steering,
+            masses,
+            max_speeds,
+            max_forces,
+            problems,
+            facing,
+        ),
+         found| {
+            for row in 0..rows.len {
+                let transform = &mut transforms[row];
+                let integrated = integrate_agent(
+                    velocities[row].0,
+                    transform.translation.truncate(),
+                    core::mem::take(&mut steering[row].0),
+                    (masses[row], max_speeds[row], max_forces[row]),
+                    dt,
+                    |problem| {
+                        if !problems[row].contains(problem) {
+                            found.push(rows.finding(row, problem));
+                        }
+                    },
+                );
+                velocities[row].0 = integrated.velocity;
+                let Some(position) = integrated.position else {
+                    continue;
+                };
+                transform.translation.x = position.x;
+                transform.translation.y = position.y;
+                if let Some(rotation) =
+                    facing.and_then(|facing| facing[row].rotation_for(integrated.velocity))
+                {
+                    transform.rotation = rotation;
+                }
             }
         },
     );
+    for finding in findings {
+        let (entities, .., problems, _) = &mut tables[finding.table];
+        record(problems, entities[finding.row], finding);
+    }
 }
