@@ -277,17 +277,26 @@ pub fn integrate_velocity(
     if force == Vec2::ZERO || !Mass(mass).is_valid() {
         return truncate(velocity, max_speed);
     }
+    // `dt / mass` rounds once, so it is exact to `f32` precision whenever it lands in the normal
+    // range, whatever the mass. Otherwise (a huge mass with a short step underflows it, a tiny mass
+    // with a long one overflows it) compute in f64, where neither happens.
     let step_per_mass = dt / mass;
-    let velocity_change = if mass >= f32::MIN_POSITIVE && step_per_mass.is_finite() {
+    let velocity_change = if (f32::MIN_POSITIVE..f32::INFINITY).contains(&step_per_mass) {
         force * step_per_mass
     } else {
-        // A subnormal mass, or a ratio that overflows: in f64, where neither loses anything.
         (force.as_dvec2() * (f64::from(dt) / f64::from(mass))).as_vec2()
     };
-    if velocity_change.is_finite() {
-        truncate(velocity + velocity_change, max_speed)
+    if !velocity_change.is_finite() {
+        return direction_or_zero(force) * max_speed.max(0.0);
+    }
+    let new_velocity = velocity + velocity_change;
+    if new_velocity.is_finite() {
+        truncate(new_velocity, max_speed)
     } else {
-        direction_or_zero(force) * max_speed.max(0.0)
+        // Both parts are finite but their sum overflows `f32`: it is longer than any finite
+        // limit, so it is truncated, along its direction taken in f64.
+        let sum = velocity.as_dvec2() + velocity_change.as_dvec2();
+        sum.normalize_or_zero().as_vec2() * max_speed.max(0.0)
     }
 }
 

@@ -52,7 +52,8 @@ pub struct SpatialIndex<M> {
     requested_cell_size: f32,
     /// `1 / cell size` of the current grid, whose cells are the size asked for, or wider for
     /// thinly spread entities. Building and querying both multiply by it, in `f32`: the same
-    /// monotonic arithmetic on both sides, so a query never misses a cell that holds a match.
+    /// monotonic arithmetic on both sides, so a query never misses a cell that holds a match (see
+    /// [`for_each_within`](Self::for_each_within)).
     inverse_cell_size: f32,
     origin: Vec2,
     columns: usize,
@@ -172,20 +173,31 @@ impl<M> SpatialIndex<M> {
         }
     }
 
-    /// Calls `visit` for every indexed entity within `radius` of `point` (distance `<= radius`).
+    /// Calls `visit` for every indexed entity within `radius` of `point`: those whose squared
+    /// distance is at most `radius * radius`, in `f32`. A radius whose square overflows (above
+    /// about 1.8e19) takes in every entity.
     pub fn for_each_within(&self, point: Vec2, radius: f32, mut visit: impl FnMut(Neighbour)) {
         if self.entries.is_empty() || radius.is_nan() || radius < 0.0 || !point.is_finite() {
             return;
         }
         let radius_squared = radius * radius;
-        // The grid cells the circle's bounding box touches. Each bound is rounded once and then
-        // goes through the very arithmetic that placed the entries, which is monotonic, so a
-        // matching entry's cell always lies within them. Float-to-int casts truncate, which is
-        // `floor` for the values that are not negative, and saturate, so negative, infinite and
-        // NaN bounds clamp to the grid.
+        // The distance test compares rounded squares, so it accepts entries up to a few ulps
+        // beyond `radius`; the cells visited reach a little further (or everywhere, once the
+        // square overflows and the test accepts everything), so that they hold every entry the
+        // test accepts.
+        let reach = if radius_squared.is_finite() {
+            radius * (1.0 + 8.0 * f32::EPSILON)
+        } else {
+            f32::INFINITY
+        };
+        // The cells of the bounding box of that reach. Each bound is rounded once and then goes
+        // through the very arithmetic that placed the entries, which is monotonic, so an accepted
+        // entry's cell always lies within them. Float-to-int casts truncate, which is `floor` for
+        // the values that are not negative, and saturate, so negative, infinite and NaN bounds
+        // clamp to the grid.
         let cell_coordinate = |bound: Vec2| (bound - self.origin) * self.inverse_cell_size;
-        let low = cell_coordinate(point - radius);
-        let high = cell_coordinate(point + radius);
+        let low = cell_coordinate(point - reach);
+        let high = cell_coordinate(point + reach);
         if high.x < 0.0 || high.y < 0.0 {
             return;
         }
@@ -366,6 +378,31 @@ mod tests {
         assert!(index.columns * index.rows <= 64);
         assert_eq!(index.within(Vec2::ZERO, 2.0).len(), 2);
         assert_eq!(index.within(Vec2::splat(3.0e38), 1.0).len(), 1);
+    }
+
+    #[test]
+    fn an_entry_the_rounded_distance_test_accepts_beyond_a_cell_edge_is_found() {
+        // `fl(c - p)` rounds to exactly `radius`, so the entry at `c` passes the distance test,
+        // while `p + radius` rounds to just short of the cell edge at `c`.
+        let cell_size = 8.274_713e-5;
+        let points = [Vec2::ZERO, Vec2::new(cell_size, 0.0)];
+        let index = index_of(&points, cell_size);
+        let (query, radius) = (Vec2::new(-1.533_660_8e-4, 0.0), 2.361_132e-4);
+        let mut found: Vec<Entity> = index
+            .within(query, radius)
+            .iter()
+            .map(|n| n.entity)
+            .collect();
+        found.sort();
+        assert_eq!(found, brute_force_within(&points, query, radius));
+    }
+
+    #[test]
+    fn a_radius_whose_square_overflows_takes_in_everything() {
+        let points = [Vec2::ZERO, Vec2::new(3e19, -3e19), Vec2::new(-1e30, 5.0)];
+        let index = index_of(&points, 10.0);
+        assert_eq!(index.within(Vec2::ZERO, 2e19).len(), 3);
+        assert_eq!(index.within(Vec2::ZERO, f32::INFINITY).len(), 3);
     }
 
     proptest! {

@@ -118,9 +118,14 @@ impl Rows {
     }
 }
 
-/// Splits `rows` rows of `table` into jobs, zipped with `column`'s matching chunks.
-fn chunked<T>(table: usize, column: &mut [T]) -> impl Iterator<Item = (Rows, &mut [T])> {
-    let per_task = agents_per_task(column.len());
+/// Splits `column` of `table` into chunks of `per_task` rows, each with the rows it covers. The
+/// systems cut every other mutable column with the same `per_task`, so that zipped chunks hold the
+/// same agents.
+fn chunked<T>(
+    table: usize,
+    per_task: usize,
+    column: &mut [T],
+) -> impl Iterator<Item = (Rows, &mut [T])> {
     column
         .chunks_mut(per_task)
         .enumerate()
@@ -136,11 +141,18 @@ fn chunked<T>(table: usize, column: &mut [T]) -> impl Iterator<Item = (Rows, &mu
         })
 }
 
-/// The query of the systems below when a table's columns cannot be had as slices, which only
-/// happens if one of the queried components is stored as a sparse set; the steering components
-/// and `Transform` never are.
-fn log_not_dense(system: &str) {
-    error!("bevy_steer: {system}: the agents' components are not stored in tables; skipped");
+/// Logs, once per system, that its agents' columns cannot be had as slices. That happens only when
+/// a queried component is stored as a sparse set: never for the steering components and
+/// `Transform`, only for a [`TargetedBehaviour`] of your own declared with sparse-set storage.
+fn log_not_dense(logged: &mut bool, system: &str) {
+    if !*logged {
+        *logged = true;
+        error!(
+            "bevy_steer: {system}: a queried component is stored as a sparse set, so the agents \
+             cannot be stepped table by table; the system does nothing (use table storage, the \
+             default)"
+        );
+    }
 }
 
 type TargetedAgents<'w, 's, B> = Query<
@@ -159,12 +171,16 @@ type TargetedAgents<'w, 's, B> = Query<
 
 /// Adds the weighted force of behaviour `B` for every agent that has it with a weight other than
 /// zero.
+///
+/// `B` must use table storage (the default for components); with sparse-set storage the system
+/// logs an error once and does nothing.
 pub fn apply_targeted_behaviour<B: TargetedBehaviour>(
     targets: TargetQuery,
     mut agents: TargetedAgents<B>,
+    mut logged_not_dense: Local<bool>,
 ) {
     let Ok(tables) = agents.contiguous_iter_mut() else {
-        return log_not_dense("targeted behaviour");
+        return log_not_dense(&mut logged_not_dense, core::any::type_name::<B>());
     };
     let mut tables: Vec<_> = tables.collect();
     let mut jobs = Vec::new();
@@ -172,7 +188,9 @@ pub fn apply_targeted_behaviour<B: TargetedBehaviour>(
         tables.iter_mut().enumerate()
     {
         // Steering is the plugin's own per-step scratch: no change ticks for it.
-        for (rows, steering) in chunked(table, steering.bypass_change_detection()) {
+        let steering = steering.bypass_change_detection();
+        let per_task = agents_per_task(steering.len());
+        for (rows, steering) in chunked(table, per_task, steering) {
             let range = rows.range();
             jobs.push((
                 rows,
@@ -231,10 +249,11 @@ pub fn apply_wander(
         &mut Steering,
         &mut ReportedProblems,
     )>,
+    mut logged_not_dense: Local<bool>,
 ) {
     let dt = time.delta_secs();
     let Ok(tables) = agents.contiguous_iter_mut() else {
-        return log_not_dense("wander");
+        return log_not_dense(&mut logged_not_dense, "wander");
     };
     let mut tables: Vec<_> = tables.collect();
     let mut jobs = Vec::new();
@@ -246,7 +265,7 @@ pub fn apply_wander(
         let wanders = wanders.bypass_change_detection();
         let rngs = rngs.bypass_change_detection();
         let per_task = agents_per_task(wanders.len());
-        for ((rows, wanders), (rngs, steering)) in chunked(table, wanders).zip(
+        for ((rows, wanders), (rngs, steering)) in chunked(table, per_task, wanders).zip(
             rngs.chunks_mut(per_task)
                 .zip(steering.bypass_change_detection().chunks_mut(per_task)),
         ) {
@@ -364,10 +383,11 @@ pub fn integrate(
         &mut ReportedProblems,
         Option<&FaceVelocity>,
     )>,
+    mut logged_not_dense: Local<bool>,
 ) {
     let dt = time.delta_secs();
     let Ok(tables) = agents.contiguous_iter_mut() else {
-        return log_not_dense("integrate");
+        return log_not_dense(&mut logged_not_dense, "integrate");
     };
     let mut tables: Vec<_> = tables.collect();
     let mut jobs = Vec::new();
@@ -382,7 +402,7 @@ pub fn integrate(
         let steering = steering.bypass_change_detection();
         let per_task = agents_per_task(velocities.len());
         for ((rows, transforms), (velocities, steering)) in
-            chunked(table, transforms.bypass_change_detection()).zip(
+            chunked(table, per_task, transforms.bypass_change_detection()).zip(
                 velocities
                     .chunks_mut(per_task)
                     .zip(steering.chunks_mut(per_task)),

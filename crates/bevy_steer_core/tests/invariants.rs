@@ -1144,6 +1144,32 @@ fn a_small_change_stays_small_for_a_subnormal_mass() {
     assert!((after.y - 11.754_944).abs() < 1e-3, "{after}");
 }
 
+/// `dt / mass` leaves `f32`'s normal range for a huge mass with a short step (underflow) and for a
+/// tiny mass with a long one (overflow), while the velocity change itself is ordinary.
+#[test]
+fn the_velocity_change_is_right_when_the_step_per_mass_leaves_the_normal_range() {
+    let huge =
+        forces::integrate_velocity(Vec2::ZERO, Vec2::new(0.0, 3e38), 3e38, 1e9, 3e38, 2.5e-7);
+    assert!((huge.y - 2.5e-7).abs() < 1e-12, "{huge}");
+    let dropped =
+        forces::integrate_velocity(Vec2::ZERO, Vec2::new(0.0, 3e38), 3e38, 1e9, 3e38, 1e-7);
+    assert!((dropped.y - 1e-7).abs() < 1e-12, "{dropped}");
+    let tiny =
+        forces::integrate_velocity(Vec2::ZERO, Vec2::new(0.0, 1e-36), 4e-37, 1e9, 1.0, 289.0);
+    assert!((tiny.y - 722.5).abs() < 1e-2, "{tiny}");
+}
+
+/// A velocity near `f32::MAX` plus a large change overflows `f32`; truncating that infinite sum
+/// once stopped the agent dead instead of holding it at its speed limit.
+#[test]
+fn a_velocity_sum_that_overflows_is_truncated_not_stopped() {
+    let velocity = Vec2::new(-3.28e38, 0.0);
+    let after = forces::integrate_velocity(velocity, Vec2::new(-1e3, 1e3), 1.0, 3.4e38, 1e3, 1e35);
+    assert!(after.is_finite(), "{after}");
+    assert!((exact_length(after) - 3.4e38).abs() < 1e33, "{after}");
+    assert!(after.x < 0.0 && after.y > 0.0, "{after}");
+}
+
 /// `wander_displacement_direction` normalises the heading with `f32` squares, which lose precision
 /// when subnormal: for an agent barely moving, the "unit" direction is a fifth short.
 #[test]
