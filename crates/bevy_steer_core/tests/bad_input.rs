@@ -333,3 +333,43 @@ fn a_non_finite_custom_force_is_dropped() {
     assert_eq!(velocity(&app, agent), Vec2::new(10.0, 0.0));
     assert!(problems(&app, agent).contains(Problem::NonFiniteSteering));
 }
+
+/// A behaviour of the user's own, stored as a sparse set (which the systems cannot step table by
+/// table).
+#[derive(Component)]
+#[component(storage = "SparseSet")]
+#[require(Steering)]
+struct SparsePush;
+
+impl TargetedBehaviour for SparsePush {
+    const KIND: BehaviourKind = BehaviourKind::Seek;
+
+    fn weight(&self) -> f32 {
+        1.0
+    }
+
+    fn force(
+        &self,
+        _boid: &bevy_steer_core::forces::Boid,
+        _lookup: impl Fn(Entity) -> Option<bevy_steer_core::behaviours::TargetState>,
+    ) -> Result<Vec2, bevy_steer_core::behaviours::NoTarget> {
+        Ok(Vec2::X * 100.0)
+    }
+}
+
+#[test]
+fn a_sparse_set_behaviour_is_skipped_without_panicking() {
+    let mut app = create_app(60.0);
+    app.add_systems(
+        FixedUpdate,
+        bevy_steer_core::systems::apply_targeted_behaviour::<SparsePush>
+            .in_set(SteeringSystems::CustomForces),
+    );
+    let pushed = spawn(&mut app, (at(0.0, 0.0), SparsePush));
+    let wanderer = spawn(&mut app, (at(0.0, 0.0), Wander::default()));
+    step(&mut app, 10);
+    // The sparse behaviour does nothing (and says so in the log); the rest of the plugin runs.
+    assert_eq!(velocity(&app, pushed), Vec2::ZERO);
+    assert_ne!(velocity(&app, wanderer), Vec2::ZERO);
+    assert_agents_sane(&mut app);
+}
