@@ -7,7 +7,8 @@
 //! - `neighbours`: the hunter / prey neighbour queries (each hunter's closest prey in sight, each
 //!   prey's closest hunter in range) with `SpatialIndex` and with an all-pairs scan.
 //!
-//! Machines are shared and noisy, so the headline figures are ratios between benchmarks of one run.
+//! Machines are shared and noisy, so the headline figures are ratios between benchmarks of one run;
+//! for wander, a ratio measured with plugin and baseline in alternate blocks (`paired_ratio`).
 
 #[path = "../examples/stress/scenes.rs"]
 mod scenes;
@@ -124,24 +125,53 @@ fn chunk_size(items: usize, pool: &TaskPool) -> usize {
     items.div_ceil(pool.thread_num()).max(1)
 }
 
+/// Runs `plugin` and `baseline` in alternate blocks of about 10 ms each for `budget`, and returns
+/// the median over block pairs of plugin time / baseline time per step. On a shared machine the two
+/// halves of a pair see the same load, so this ratio moves far less from run to run than the ratio
+/// of two medians measured seconds apart.
+fn paired_ratio(mut plugin: impl FnMut(), mut baseline: impl FnMut(), budget: Duration) -> f64 {
+    // Time per step of a block of `steps` calls.
+    let block = |step: &mut dyn FnMut(), steps: u32| {
+        let started = Instant::now();
+        for _ in 0..steps {
+            step();
+        }
+        started.elapsed().as_secs_f64() / f64::from(steps)
+    };
+    // Warm both up, and size the blocks from that.
+    let steps_for = |seconds: f64| ((0.01 / seconds) as u32).max(1);
+    let plugin_steps = steps_for(block(&mut plugin, 3));
+    let baseline_steps = steps_for(block(&mut baseline, 3));
+    let mut ratios = Vec::new();
+    let started = Instant::now();
+    while ratios.len() < 11 || started.elapsed() < budget {
+        let plugin_time = block(&mut plugin, plugin_steps);
+        ratios.push(plugin_time / block(&mut baseline, baseline_steps));
+    }
+    median(ratios)
+}
+
 fn wander(criterion: &mut Criterion, medians: &mut Medians) {
     let mut group = criterion.benchmark_group("wander");
     for agents in [1_000, 10_000, 100_000, 1_000_000] {
         let mut app = Scene::Wander.app(agents);
-        measure(&mut group, medians, "plugin", agents, || {
-            scenes::step(&mut app);
-        });
-        drop(app);
-
+        let mut plugin = || scenes::step(&mut app);
         // The app above set up the compute pool; the baseline shares it.
         let pool = ComputeTaskPool::get();
         let mut wanderers = plain_wanderers(agents);
         let chunk = chunk_size(agents, pool);
-        measure(&mut group, medians, "baseline", agents, || {
+        let mut baseline = || {
             wanderers.par_chunk_map_mut(pool, chunk, |_, wanderers| {
                 wanderers.iter_mut().for_each(|wanderer| wanderer.step(DT));
             });
-        });
+        };
+        measure(&mut group, medians, "plugin", agents, &mut plugin);
+        measure(&mut group, medians, "baseline", agents, &mut baseline);
+        // Only when criterion ran them (a command-line filter may have skipped the group).
+        if medians.get("plugin", agents).is_some() {
+            let ratio = paired_ratio(&mut plugin, &mut baseline, Duration::from_secs(4));
+            medians.0.push(("paired", agents, ratio));
+        }
     }
     group.finish();
 }
@@ -262,6 +292,13 @@ fn print_summary(medians: &Medians) {
             top / bottom
         );
     };
+    println!("\n| wander: plugin / baseline, paired (the headline) | N | ratio |");
+    println!("| --- | ---: | ---: |");
+    for agents in [1_000, 10_000, 100_000, 1_000_000] {
+        if let Some(ratio) = medians.get("paired", agents) {
+            println!("| wander, plugin / baseline, paired | {agents} | {ratio:.2} |");
+        }
+    }
     println!("\n| benchmark | N | bevy_steer | compared with | ratio |");
     println!("| --- | ---: | ---: | ---: | ---: |");
     for agents in [1_000, 10_000, 100_000, 1_000_000] {
