@@ -6,7 +6,7 @@ state=$out/state.txt
 trigger=$out/screenshot-request
 
 STEER_STATE_FILE=$state STEER_SCREENSHOT_TRIGGER=$trigger \
-  target/debug/examples/hunter_prey >"$out/hunter_prey.log" 2>&1 &
+  "${CARGO_TARGET_DIR:-target}/debug/examples/hunter_prey" >"$out/hunter_prey.log" 2>&1 &
 app=$!
 trap 'kill $app 2>/dev/null || true; wait $app 2>/dev/null || true' EXIT
 
