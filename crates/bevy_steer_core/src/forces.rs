@@ -37,7 +37,7 @@ pub const TUTORIAL_FRAME_RATE: f32 = 60.0;
 #[inline]
 fn length(v: Vec2) -> f32 {
     let squared = v.length_squared();
-    if (f32::MIN_POSITIVE..f32::INFINITY).contains(&squared) {
+    if squared.is_normal() {
         return squared.sqrt();
     }
     let scale = v.abs().max_element();
@@ -53,7 +53,7 @@ fn length(v: Vec2) -> f32 {
 #[inline]
 pub fn direction_or_zero(v: Vec2) -> Vec2 {
     let squared = v.length_squared();
-    if (f32::MIN_POSITIVE..f32::INFINITY).contains(&squared) {
+    if squared.is_normal() {
         // One division, not one per component.
         return v * squared.sqrt().recip();
     }
@@ -70,24 +70,19 @@ pub fn direction_or_zero(v: Vec2) -> Vec2 {
 #[inline]
 pub fn truncate(v: Vec2, max: f32) -> Vec2 {
     let max = max.max(0.0);
-    let squared = v.length_squared();
-    if (f32::MIN_POSITIVE..f32::INFINITY).contains(&squared) {
-        // The common case, without a branch on the comparison: an agent near its limit is
-        // truncated one step and not the next, which a branch would mispredict half the time.
-        let length = squared.sqrt();
-        // Not `v * (max / length)`: that ratio may be subnormal, with too few digits.
-        let shortened = v / length * max;
-        return if length <= max { v } else { shortened };
-    }
     let length = length(v);
-    if length <= max {
-        v
-    } else if length.is_finite() {
-        // Not `v * (max / length)`: that ratio may be subnormal, with too few digits.
-        v / length * max
-    } else {
-        direction_or_zero(v) * max
+    if !length.is_finite() {
+        return if length <= max {
+            v
+        } else {
+            direction_or_zero(v) * max
+        };
     }
+    // Both candidates first, then a pick rather than a branch: an agent near its limit is
+    // truncated one step and not the next, which a branch would mispredict half the time. Not
+    // `v * (max / length)`: that ratio may be subnormal, with too few digits.
+    let shortened = v / length * max;
+    if length <= max { v } else { shortened }
 }
 
 /// Seek with arrival: the desired velocity points at `target` at full speed, scaled down by
@@ -281,7 +276,7 @@ pub fn integrate_velocity(
     // range, whatever the mass. Otherwise (a huge mass with a short step underflows it, a tiny mass
     // with a long one overflows it) compute in f64, where neither happens.
     let step_per_mass = dt / mass;
-    let velocity_change = if (f32::MIN_POSITIVE..f32::INFINITY).contains(&step_per_mass) {
+    let velocity_change = if step_per_mass.is_normal() {
         force * step_per_mass
     } else {
         (force.as_dvec2() * (f64::from(dt) / f64::from(mass))).as_vec2()
