@@ -76,6 +76,25 @@ pub enum Problem {
 }
 
 impl Problem {
+    /// Every problem there is.
+    pub fn all() -> impl Iterator<Item = Self> {
+        [
+            Self::InvalidMass,
+            Self::InvalidMaxSpeed,
+            Self::InvalidMaxForce,
+            Self::NonFiniteSteering,
+            Self::NonFiniteMotion,
+        ]
+        .into_iter()
+        .chain(BehaviourKind::ALL.into_iter().flat_map(|kind| {
+            [
+                Self::MissingTarget(kind),
+                Self::NonFiniteTarget(kind),
+                Self::NonFiniteForce(kind),
+            ]
+        }))
+    }
+
     fn bit(self) -> u32 {
         let index = match self {
             Self::InvalidMass => 0,
@@ -148,6 +167,11 @@ impl ReportedProblems {
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }
+
+    /// The problems reported for this agent.
+    pub fn iter(self) -> impl Iterator<Item = Problem> {
+        Problem::all().filter(move |&problem| self.contains(problem))
+    }
 }
 
 /// A problem a system's parallel pass found for the agent in `row` of its `table`. The pass only
@@ -185,18 +209,8 @@ mod tests {
 
     #[test]
     fn every_problem_has_its_own_bit() {
-        let mut problems = vec![
-            Problem::InvalidMass,
-            Problem::InvalidMaxSpeed,
-            Problem::InvalidMaxForce,
-            Problem::NonFiniteSteering,
-            Problem::NonFiniteMotion,
-        ];
-        for kind in BehaviourKind::ALL {
-            problems.push(Problem::MissingTarget(kind));
-            problems.push(Problem::NonFiniteTarget(kind));
-            problems.push(Problem::NonFiniteForce(kind));
-        }
+        let problems: Vec<Problem> = Problem::all().collect();
+        assert_eq!(problems.len(), 5 + 3 * BehaviourKind::ALL.len());
         let mut seen = 0u32;
         for problem in problems {
             assert_eq!(seen & problem.bit(), 0, "{problem:?} shares a bit");

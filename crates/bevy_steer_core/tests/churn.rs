@@ -86,7 +86,11 @@ fn assert_wandering(app: &App, wanderer: Entity, start: Vec2) {
 fn assert_no_problems(app: &App, agents: &[Entity]) {
     for &agent in agents {
         let reported = problems(app, agent);
-        assert!(reported.is_empty(), "{agent}: {:?}", problem_list(reported));
+        assert!(
+            reported.is_empty(),
+            "{agent}: {:?}",
+            reported.iter().collect::<Vec<_>>()
+        );
     }
 }
 
@@ -169,7 +173,7 @@ fn pursuers_and_evaders_survive_targets_spawned_and_despawned_every_step() {
     // A despawned target is the only thing a hunter had to report, and some did.
     let mut missed_a_target = false;
     for &hunter in &hunters {
-        for problem in problem_list(problems(&app, hunter)) {
+        for problem in problems(&app, hunter).iter() {
             assert!(
                 matches!(problem, Problem::MissingTarget(_)),
                 "{hunter}: {problem:?}"

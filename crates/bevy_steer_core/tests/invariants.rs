@@ -713,7 +713,7 @@ fn check_step(
         }
     }
 
-    for problem in all_problems() {
+    for problem in Problem::all() {
         let reported = after.problems.contains(problem);
         if before.problems.contains(problem) {
             assert!(reported, "{problem:?} was forgotten");
@@ -770,7 +770,7 @@ fn run_scene(spec: SceneSpec) {
         // Each problem an agent has is logged exactly once, in the systems' words.
         let mut expected_warnings = Vec::new();
         for (&entity, state) in scene.agents.iter().zip(&states) {
-            for problem in problem_list(state.problems) {
+            for problem in state.problems.iter() {
                 expected_warnings.push(format!("bevy_steer: agent {entity}: {problem}"));
             }
         }

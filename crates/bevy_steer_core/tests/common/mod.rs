@@ -118,30 +118,3 @@ pub fn assert_agents_sane(app: &mut App) {
         );
     }
 }
-
-/// Every problem there is.
-pub fn all_problems() -> Vec<Problem> {
-    let mut problems = vec![
-        Problem::InvalidMass,
-        Problem::InvalidMaxSpeed,
-        Problem::InvalidMaxForce,
-        Problem::NonFiniteSteering,
-        Problem::NonFiniteMotion,
-    ];
-    for kind in BehaviourKind::ALL {
-        problems.extend([
-            Problem::MissingTarget(kind),
-            Problem::NonFiniteTarget(kind),
-            Problem::NonFiniteForce(kind),
-        ]);
-    }
-    problems
-}
-
-/// The problems in `reported`.
-pub fn problem_list(reported: ReportedProblems) -> Vec<Problem> {
-    all_problems()
-        .into_iter()
-        .filter(|&problem| reported.contains(problem))
-        .collect()
-}
