@@ -1179,55 +1179,38 @@ fn the_heading_wander_direction_is_a_unit_vector_for_a_barely_moving_agent() {
     assert!((exact_length(direction) - 1.0).abs() < 1e-5, "{direction}");
 }
 
-/// In the ECS: an agent with a valid but subnormal mass and no behaviour stops dead.
-#[test]
-fn an_idle_agent_with_a_subnormal_mass_keeps_its_velocity() {
+/// In the ECS: the velocity of an agent with no behaviour, moving at `start` with `limit` (a
+/// mass or a speed limit), after one step.
+fn idle_velocity_after_a_step(start: Vec2, limit: impl Bundle) -> Vec2 {
     let mut app = create_app(60.0);
-    let drift = Vec2::new(30.0, 0.0);
     let agent = app
         .world_mut()
-        .spawn((
-            at(0.0, 0.0),
-            Velocity(drift),
-            Mass(1e-40),
-            Steering::default(),
-        ))
+        .spawn((at(0.0, 0.0), Velocity(start), limit, Steering::default()))
         .id();
     step(&mut app, 1);
-    assert_eq!(velocity(&app, agent), drift);
+    velocity(&app, agent)
+}
+
+/// In the ECS: an agent with a valid but subnormal mass and no behaviour once stopped dead.
+#[test]
+fn an_idle_agent_with_a_subnormal_mass_keeps_its_velocity() {
+    let drift = Vec2::new(30.0, 0.0);
+    assert_eq!(idle_velocity_after_a_step(drift, Mass(1e-40)), drift);
 }
 
 /// In the ECS: a speed limit of zero does not stop an agent moving at 1e-30 units per second.
 #[test]
 fn a_max_speed_of_zero_stops_a_barely_moving_agent() {
-    let mut app = create_app(60.0);
-    let agent = app
-        .world_mut()
-        .spawn((
-            at(0.0, 0.0),
-            Velocity(Vec2::new(1e-30, 0.0)),
-            MaxSpeed(0.0),
-            Steering::default(),
-        ))
-        .id();
-    step(&mut app, 1);
-    assert_eq!(velocity(&app, agent), Vec2::ZERO);
+    let barely = Vec2::new(1e-30, 0.0);
+    assert_eq!(
+        idle_velocity_after_a_step(barely, MaxSpeed(0.0)),
+        Vec2::ZERO
+    );
 }
 
 /// In the ECS: with `MaxSpeed(f32::MAX)`, meant as "no limit", a fast agent is thrown to that speed.
 #[test]
 fn an_unlimited_max_speed_leaves_a_fast_agent_alone() {
-    let mut app = create_app(60.0);
     let fast = Vec2::new(1e20, 0.0);
-    let agent = app
-        .world_mut()
-        .spawn((
-            at(0.0, 0.0),
-            Velocity(fast),
-            MaxSpeed(f32::MAX),
-            Steering::default(),
-        ))
-        .id();
-    step(&mut app, 1);
-    assert_eq!(velocity(&app, agent), fast);
+    assert_eq!(idle_velocity_after_a_step(fast, MaxSpeed(f32::MAX)), fast);
 }
