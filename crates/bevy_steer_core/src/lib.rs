@@ -54,6 +54,7 @@
 pub mod behaviours;
 pub mod components;
 pub mod forces;
+mod lanes;
 pub mod plugin;
 pub mod problems;
 pub mod rng;

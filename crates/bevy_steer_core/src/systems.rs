@@ -10,6 +10,7 @@ use bevy::tasks::ComputeTaskPool;
 use crate::behaviours::{NoTarget, TargetState, TargetedBehaviour, Wander};
 use crate::components::{FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, Velocity};
 use crate::forces::{self, Boid};
+use crate::lanes::{self, LANES, Vec2x4};
 use crate::problems::{BehaviourKind, Finding, Problem, ReportedProblems, record};
 use crate::rng::SteeringRng;
 
@@ -58,11 +59,13 @@ const MIN_AGENTS_PER_TASK: usize = 1024;
 /// Tasks per compute thread, so that a thread slowed by something else does not hold up the step.
 const TASKS_PER_THREAD: usize = 4;
 
-/// How many agents of a table one task steps.
+/// How many agents of a table one task steps: a whole number of [`LANES`] groups, so that only a
+/// table's last group may be short.
 fn agents_per_task(rows: usize) -> usize {
     let threads = ComputeTaskPool::get().thread_num().max(1);
     rows.div_ceil(threads * TASKS_PER_THREAD)
         .max(MIN_AGENTS_PER_TASK)
+        .next_multiple_of(LANES)
 }
 
 /// Runs `step` on every job on the compute pool (inline when there is only one) and gathers the
@@ -308,6 +311,12 @@ pub fn apply_wander(
     }
 }
 
+/// `value` of the [`LANES`] components of `column` from `start` on, one per lane.
+#[inline]
+fn lanes_of<T>(column: &[T], start: usize, value: impl Fn(&T) -> f32) -> Vec4 {
+    Vec4::from_array(core::array::from_fn(|lane| value(&column[start + lane])))
+}
+
 /// One agent's integration: its new velocity, and its new position unless the motion was not
 /// finite (the agent then stops where it is).
 struct Integrated {
@@ -436,30 +445,55 @@ pub fn integrate(
             facing,
         ),
          found| {
-            for row in 0..rows.len {
-                let transform = &mut transforms[row];
-                let integrated = integrate_agent(
-                    velocities[row].0,
-                    transform.translation.truncate(),
-                    core::mem::take(&mut steering[row].0),
-                    (masses[row], max_speeds[row], max_forces[row]),
-                    dt,
-                    |problem| {
-                        if !problems[row].contains(problem) {
-                            found.push(rows.finding(row, problem));
-                        }
-                    },
-                );
-                velocities[row].0 = integrated.velocity;
-                let Some(position) = integrated.position else {
-                    continue;
-                };
-                transform.translation.x = position.x;
-                transform.translation.y = position.y;
-                if let Some(rotation) =
-                    facing.and_then(|facing| facing[row].rotation_for(integrated.velocity))
-                {
-                    transform.rotation = rotation;
+            for start in (0..rows.len).step_by(LANES) {
+                let group = start..(start + LANES).min(rows.len);
+                let on_lanes = (group.len() == LANES)
+                    .then(|| {
+                        lanes::integrate(
+                            Vec2x4::from_fn(|lane| velocities[start + lane].0),
+                            Vec2x4::from_fn(|lane| transforms[start + lane].translation.truncate()),
+                            Vec2x4::from_fn(|lane| steering[start + lane].0),
+                            [
+                                lanes_of(masses, start, |mass| mass.0),
+                                lanes_of(max_speeds, start, |max_speed| max_speed.0),
+                                lanes_of(max_forces, start, |max_force| max_force.0),
+                            ],
+                            dt,
+                        )
+                    })
+                    .flatten();
+                for row in group {
+                    let force = core::mem::take(&mut steering[row].0);
+                    let integrated = match on_lanes {
+                        Some((velocity, position)) => Integrated {
+                            velocity: velocity.lane(row - start),
+                            position: Some(position.lane(row - start)),
+                        },
+                        None => integrate_agent(
+                            velocities[row].0,
+                            transforms[row].translation.truncate(),
+                            force,
+                            (masses[row], max_speeds[row], max_forces[row]),
+                            dt,
+                            |problem| {
+                                if !problems[row].contains(problem) {
+                                    found.push(rows.finding(row, problem));
+                                }
+                            },
+                        ),
+                    };
+                    velocities[row].0 = integrated.velocity;
+                    let Some(position) = integrated.position else {
+                        continue;
+                    };
+                    let transform = &mut transforms[row];
+                    transform.translation.x = position.x;
+                    transform.translation.y = position.y;
+                    if let Some(rotation) =
+                        facing.and_then(|facing| facing[row].rotation_for(integrated.velocity))
+                    {
+                        transform.rotation = rotation;
+                    }
                 }
             }
         },
