@@ -513,7 +513,19 @@ impl Wander {
             return self.force(boid);
         }
         let force = self.force(boid);
-        self.angle = forces::next_wander_angle(self.angle, self.angle_change, rng.random(), dt);
+        self.turn(rng, dt);
         force
+    }
+
+    /// The circle method's change of angle after a step of `dt` seconds.
+    #[inline]
+    pub(crate) fn turn(&mut self, rng: &mut SteeringRng, dt: f32) {
+        self.angle = forces::next_wander_angle(self.angle, self.angle_change, rng.random(), dt);
+    }
+
+    /// Whether this is the circle method with the angle in the world frame, the case the wander
+    /// system steps four agents at a time.
+    pub(crate) fn is_world_circle(&self) -> bool {
+        matches!(self.method, WanderMethod::Circle) && self.frame == WanderFrame::World
     }
 }

@@ -9,6 +9,7 @@
 //! zero. Non-finite inputs may give non-finite outputs; the systems check for that and drop the force.
 
 use core::f32::consts::{PI, TAU};
+use core::ops::{Add, Mul, Sub};
 
 use bevy::math::{Rect, Vec2};
 
@@ -198,9 +199,13 @@ pub fn wander_circle(
 pub fn next_wander_angle(angle: f32, angle_change: f32, random: f32, dt: f32) -> f32 {
     let step_scale = (dt * TUTORIAL_FRAME_RATE).max(0.0).sqrt();
     let next = angle + (random - 0.5) * angle_change * step_scale;
+    // Most steps stay inside, and most of the others cross the boundary once: the remainder of
+    // the general case is a slow library call.
+    let wrapped_once = next - TAU.copysign(next);
     if (-PI..PI).contains(&next) {
-        // Most steps stay inside: skip the division of the general case.
         next
+    } else if (-PI..PI).contains(&wrapped_once) {
+        wrapped_once
     } else if next.is_finite() {
         (next + PI).rem_euclid(TAU) - PI
     } else {
@@ -217,23 +222,53 @@ pub fn next_wander_angle(angle: f32, angle_change: f32, random: f32, dt: f32) ->
 /// Cephes uses), and non-finite angles use the standard library.
 #[inline]
 pub fn sin_cos(angle: f32) -> (f32, f32) {
-    // Cody and Waite's reduction by pi / 2 split in three parts (from Cephes' `sinf`), then
-    // Cephes' minimax polynomials on [-pi / 4, pi / 4].
+    if !sin_cos_is_polynomial(angle) {
+        return angle.sin_cos();
+    }
+    let quadrant = nearest_quadrant(angle);
+    let (sin, cos) = reduced_sin_cos(angle, quadrant as f32);
+    in_quadrant(quadrant, sin, cos)
+}
+
+/// Whether [`sin_cos`] computes the angle itself (false for NaN and beyond 8192 radians, which it
+/// leaves to the standard library).
+#[inline]
+pub(crate) fn sin_cos_is_polynomial(angle: f32) -> bool {
+    angle.abs() <= 8192.0
+}
+
+/// The multiple of pi / 2 nearest to `angle`, which must be no more than 8192 radians from zero.
+#[inline]
+pub(crate) fn nearest_quadrant(angle: f32) -> i32 {
+    let quadrant = angle * core::f32::consts::FRAC_2_PI;
+    // Round half away from zero with a truncating cast, which needs no rounding instruction.
+    (quadrant + 0.5_f32.copysign(quadrant)) as i32
+}
+
+/// The sine and cosine of `angle - quadrant * pi / 2`, for one angle (`f32`) or four (`Vec4`, with
+/// the same bits on every lane as one angle gives): Cody and Waite's reduction by pi / 2 split in
+/// three parts (from Cephes' `sinf`), then Cephes' minimax polynomials on [-pi / 4, pi / 4].
+#[inline]
+pub(crate) fn reduced_sin_cos<T>(angle: T, quadrant: T) -> (T, T)
+where
+    T: Copy + Add<Output = T> + Sub<Output = T> + Mul<Output = T> + Mul<f32, Output = T>,
+    f32: Add<T, Output = T> + Sub<T, Output = T> + Mul<T, Output = T>,
+{
     const PIO2_HIGH: f32 = 1.570_312_5;
     const PIO2_MIDDLE: f32 = 4.837_513e-4;
     const PIO2_LOW: f32 = 7.549_79e-8;
-    if angle.is_nan() || angle.abs() > 8192.0 {
-        return angle.sin_cos();
-    }
-    let quadrant = angle * core::f32::consts::FRAC_2_PI;
-    // Round half away from zero with a truncating cast, which needs no rounding instruction.
-    let quadrant = (quadrant + 0.5_f32.copysign(quadrant)) as i32;
-    let k = quadrant as f32;
+    let k = quadrant;
     let r = ((angle - k * PIO2_HIGH) - k * PIO2_MIDDLE) - k * PIO2_LOW;
     let r2 = r * r;
     let sin = r + r * r2 * (-1.666_665_5e-1 + r2 * (8.332_161e-3 + r2 * -1.951_529_6e-4));
     let cos =
         1.0 - 0.5 * r2 + r2 * r2 * (4.166_664_6e-2 + r2 * (-1.388_731_6e-3 + r2 * 2.443_315_7e-5));
+    (sin, cos)
+}
+
+/// The sine and cosine of an angle from those of its remainder after `quadrant` quarter turns.
+#[inline]
+pub(crate) fn in_quadrant(quadrant: i32, sin: f32, cos: f32) -> (f32, f32) {
     // The quadrant's swap and signs by bit operations, not a `match`: agents' angles are random, so
     // a branch on the quadrant would be mispredicted most of the time. Odd quadrants swap sine and
     // cosine; quadrants 2 and 3 negate the sine, quadrants 1 and 2 the cosine.
@@ -454,6 +489,13 @@ mod tests {
         // No time, no change; wraps into [-PI, PI).
         assert_eq!(next_wander_angle(0.25, 1.0, 0.9, 0.0), 0.25);
         assert!((next_wander_angle(PI - 0.1, 1.0, 1.0, dt) - (-PI + 0.4)).abs() < 1e-5);
+        assert!((next_wander_angle(-PI + 0.1, 1.0, 0.0, dt) - (PI - 0.4)).abs() < 1e-5);
+        // More than one turn: 10 radians is 10 - 4 PI.
+        let turned = next_wander_angle(0.0, 20.0, 1.0, dt);
+        assert!((turned - (10.0 - 2.0 * TAU)).abs() < 1e-5, "{turned}");
+        for (angle, random) in [(PI - 1e-7, 1.0), (-PI, 0.0), (3.0, 0.999_999_9)] {
+            assert!((-PI..PI).contains(&next_wander_angle(angle, 1.0, random, dt)));
+        }
         assert_eq!(next_wander_angle(0.3, f32::NAN, 0.9, dt), 0.3);
     }
 

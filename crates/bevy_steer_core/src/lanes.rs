@@ -1,10 +1,11 @@
-//! The integration step for four agents at once, on SIMD lanes.
+//! The wander force and the integration step for four agents at once, on SIMD lanes.
 //!
-//! One agent's update is a chain of dependent square roots and divisions; four agents on the lanes
-//! of one `Vec4` run four chains for the price of one. This is the fast path for the common case
-//! only: [`integrate`] answers `None` when any lane needs one of the scalar path's special cases (a
-//! squared length that under- or overflows, an invalid mass or limit, a value that is not
-//! finite), and the caller then steps those agents with [`forces::integrate_velocity`].
+//! One agent's update is a chain of dependent square roots, divisions and polynomial terms; four
+//! agents on the lanes of one `Vec4` run four chains for the price of one. This is the fast path
+//! for the common case only: [`wander_circle`] and [`integrate`] answer `None` when any lane needs
+//! one of the scalar path's special cases (a squared length that under- or overflows, an invalid
+//! mass or limit, a value that is not finite, an angle too large for the polynomial sine), and the
+//! caller then steps those agents with the scalar functions of [`forces`].
 //!
 //! Every lane does the operations of the scalar path, in the same order, each correctly rounded
 //! and without fused multiply-adds, so a lane's result has the same bits as the scalar path's: an
@@ -12,11 +13,16 @@
 
 use bevy::math::{BVec4A, Vec2, Vec4};
 
-#[cfg(doc)]
 use crate::forces;
 
 /// How many agents one call steps.
 pub(crate) const LANES: usize = 4;
+
+/// `value` of the [`LANES`] items of `column` from `start` on, one per lane.
+#[inline]
+pub(crate) fn lanes_of<T>(column: &[T], start: usize, value: impl Fn(&T) -> f32) -> Vec4 {
+    Vec4::from_array(core::array::from_fn(|lane| value(&column[start + lane])))
+}
 
 /// Four `Vec2`s, their x components on the lanes of one `Vec4` and their y on another.
 #[derive(Clone, Copy, Debug)]
@@ -104,6 +110,40 @@ fn truncate(vector: Vec2x4, max: Vec4) -> (Vec2x4, BVec4A) {
     (Vec2x4::select(length.cmple(max), vector, shortened), common)
 }
 
+/// Four wanderers' circle-method forces with the angle in the world frame
+/// ([`forces::wander_circle`] of [`forces::wander_displacement_direction`]); `None` when any of the
+/// four needs the scalar path (see the [module docs](self)).
+#[inline]
+pub(crate) fn wander_circle(
+    velocity: Vec2x4,
+    [circle_distance, circle_radius, angle]: [Vec4; 3],
+) -> Option<Vec2x4> {
+    let angles = angle.to_array();
+    if !angles.into_iter().all(forces::sin_cos_is_polynomial) {
+        return None;
+    }
+    let quadrants = angles.map(forces::nearest_quadrant);
+    let (sin, cos) = forces::reduced_sin_cos(angle, Vec4::from_array(quadrants.map(|q| q as f32)));
+    let displacement = Vec2x4::from_fn(|lane| {
+        let (sin, cos) = forces::in_quadrant(quadrants[lane], sin[lane], cos[lane]);
+        Vec2::new(cos, sin)
+    });
+    // `forces::direction_or_zero`.
+    let squared = velocity.length_squared();
+    let is_zero = velocity.is_zero();
+    let heading = Vec2x4::select(
+        is_zero,
+        Vec2x4::from_fn(|_| Vec2::ZERO),
+        velocity.scaled(squared.sqrt().recip()),
+    );
+    let common = is_normal(squared) | is_zero;
+    common.all().then_some(
+        heading
+            .scaled(circle_distance)
+            .plus(displacement.scaled(circle_radius)),
+    )
+}
+
 /// Four agents' new velocities and positions after a step of `dt` seconds, as
 /// [`forces::integrate_velocity`] and `position + velocity * dt` give them; `None` when any of the
 /// four needs the scalar path (see the [module docs](self)).
@@ -140,7 +180,8 @@ pub(crate) fn integrate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::forces::integrate_velocity;
+    use crate::behaviours::WanderFrame;
+    use crate::forces::{integrate_velocity, wander_circle as scalar_wander_circle};
     use proptest::prelude::*;
 
     const DT: f32 = 1.0 / 60.0;
@@ -216,6 +257,51 @@ mod tests {
             let fast = fast.unwrap();
             prop_assert_eq!(bits(fast), bits(scalar(velocities, positions, forces, limits)));
         }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Ordinary wanderers take the fast path, and it gives the scalar path's bits.
+        #[test]
+        fn wander_lanes_give_the_scalar_paths_bits(
+            velocities in prop::array::uniform4(vector(300.0)),
+            circles in prop::array::uniform4((0.0f32..200.0, 0.0f32..400.0, -8192.0f32..8192.0)),
+        ) {
+            let column = |field: fn(&(f32, f32, f32)) -> f32| lanes_of(&circles, 0, field);
+            let fast = wander_circle(
+                Vec2x4::from_fn(|lane| velocities[lane]),
+                [column(|circle| circle.0), column(|circle| circle.1), column(|circle| circle.2)],
+            );
+            prop_assert!(fast.is_some());
+            let fast = fast.unwrap();
+            for lane in 0..LANES {
+                let (distance, radius, angle) = circles[lane];
+                let velocity = velocities[lane];
+                let direction =
+                    forces::wander_displacement_direction(angle, WanderFrame::World, velocity);
+                let scalar = scalar_wander_circle(velocity, distance, radius, direction);
+                prop_assert_eq!(fast.lane(lane).to_array().map(f32::to_bits), scalar.to_array().map(f32::to_bits));
+            }
+        }
+    }
+
+    #[test]
+    fn wanderers_needing_a_special_case_are_left_to_the_scalar_path() {
+        let circles = |angle: f32| {
+            [
+                Vec4::splat(90.0),
+                Vec4::splat(180.0),
+                Vec4::new(0.0, 1.0, 2.0, angle),
+            ]
+        };
+        let moving = Vec2x4::from_fn(|lane| Vec2::new(lane as f32, 60.0));
+        assert!(wander_circle(moving, circles(3.0)).is_some());
+        assert!(wander_circle(Vec2x4::from_fn(|_| Vec2::ZERO), circles(3.0)).is_some());
+        assert!(wander_circle(moving, circles(f32::NAN)).is_none());
+        assert!(wander_circle(moving, circles(1e4)).is_none());
+        let creeping = Vec2x4::from_fn(|lane| Vec2::new(1e-25 * lane as f32, 0.0));
+        assert!(wander_circle(creeping, circles(3.0)).is_none());
     }
 
     #[test]

@@ -10,7 +10,7 @@ use bevy::tasks::ComputeTaskPool;
 use crate::behaviours::{NoTarget, TargetState, TargetedBehaviour, Wander};
 use crate::components::{FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, Velocity};
 use crate::forces::{self, Boid};
-use crate::lanes::{self, LANES, Vec2x4};
+use crate::lanes::{self, LANES, Vec2x4, lanes_of};
 use crate::problems::{BehaviourKind, Finding, Problem, ReportedProblems, record};
 use crate::rng::SteeringRng;
 
@@ -288,19 +288,43 @@ pub fn apply_wander(
     let findings = run_jobs(
         jobs,
         |(rows, wanders, rngs, transforms, velocities, max_speeds, steering, problems), found| {
-            for row in 0..rows.len {
-                let wander = &mut wanders[row];
-                if wander.weight == 0.0 {
-                    continue;
-                }
-                let agent = boid(&transforms[row], &velocities[row], &max_speeds[row]);
-                let force = wander.step(&agent, &mut rngs[row], dt);
-                let weight = wander.weight;
-                if let Some(problem) =
-                    add_weighted_force(&mut steering[row], BehaviourKind::Wander, force, weight)
-                    && !problems[row].contains(problem)
-                {
-                    found.push(rows.finding(row, problem));
+            for start in (0..rows.len).step_by(LANES) {
+                let group = start..(start + LANES).min(rows.len);
+                let on_lanes = (group.len() == LANES
+                    && wanders[group.clone()].iter().all(Wander::is_world_circle))
+                .then(|| {
+                    lanes::wander_circle(
+                        Vec2x4::from_fn(|lane| velocities[start + lane].0),
+                        [
+                            lanes_of(wanders, start, |wander| wander.circle_distance),
+                            lanes_of(wanders, start, |wander| wander.circle_radius),
+                            lanes_of(wanders, start, |wander| wander.angle),
+                        ],
+                    )
+                })
+                .flatten();
+                for row in group {
+                    let wander = &mut wanders[row];
+                    if wander.weight == 0.0 {
+                        continue;
+                    }
+                    let force = match on_lanes {
+                        Some(forces) => {
+                            wander.turn(&mut rngs[row], dt);
+                            forces.lane(row - start)
+                        }
+                        None => {
+                            let agent = boid(&transforms[row], &velocities[row], &max_speeds[row]);
+                            wander.step(&agent, &mut rngs[row], dt)
+                        }
+                    };
+                    let weight = wander.weight;
+                    if let Some(problem) =
+                        add_weighted_force(&mut steering[row], BehaviourKind::Wander, force, weight)
+                        && !problems[row].contains(problem)
+                    {
+                        found.push(rows.finding(row, problem));
+                    }
                 }
             }
         },
@@ -309,12 +333,6 @@ pub fn apply_wander(
         let (entities, .., problems) = &mut tables[finding.table];
         record(problems, entities[finding.row], finding);
     }
-}
-
-/// `value` of the [`LANES`] components of `column` from `start` on, one per lane.
-#[inline]
-fn lanes_of<T>(column: &[T], start: usize, value: impl Fn(&T) -> f32) -> Vec4 {
-    Vec4::from_array(core::array::from_fn(|lane| value(&column[start + lane])))
 }
 
 /// One agent's integration: its new velocity, and its new position unless the motion was not
