@@ -106,12 +106,15 @@ impl<M> SpatialIndex<M> {
     /// Rebuilds the index from `(entity, position)` pairs, in time linear in their number.
     pub fn rebuild(&mut self, items: impl IntoIterator<Item = (Entity, Vec2)>) {
         self.unsorted.clear();
-        self.unsorted.extend(
-            items
-                .into_iter()
-                .filter(|(_, position)| position.is_finite())
-                .map(|(entity, position)| Neighbour { entity, position }),
-        );
+        // The bounding box in the same pass.
+        let (mut min, mut max) = (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN));
+        for (entity, position) in items {
+            if position.is_finite() {
+                min = min.min(position);
+                max = max.max(position);
+                self.unsorted.push(Neighbour { entity, position });
+            }
+        }
         self.entries.clear();
         if self.unsorted.is_empty() {
             self.columns = 0;
@@ -120,10 +123,6 @@ impl<M> SpatialIndex<M> {
             self.cell_starts.push(0);
             return;
         }
-        let (min, max) = self.unsorted.iter().fold(
-            (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN)),
-            |(min, max), entry| (min.min(entry.position), max.max(entry.position)),
-        );
         // Widen the cells when the entities are spread so thin that the grid would have many more
         // cells than entities (which would make rebuilding cost more than linear). In f64, where
         // the extent of any two finite f32 positions is finite.
@@ -144,14 +143,14 @@ impl<M> SpatialIndex<M> {
         self.cell_starts.clear();
         self.cell_starts.resize(cell_count + 1, 0);
         self.cells.clear();
-        self.cells.extend(self.unsorted.iter().map(|entry| {
+        for entry in &self.unsorted {
             let local = (entry.position - min) * self.inverse_cell_size;
             let column = (local.x as usize).min(self.columns - 1);
             let row = (local.y as usize).min(self.rows - 1);
-            (row * self.columns + column) as u32
-        }));
-        for &cell in &self.cells {
-            self.cell_starts[cell as usize + 1] += 1;
+            let cell = row * self.columns + column;
+            // Counted in the same pass.
+            self.cell_starts[cell + 1] += 1;
+            self.cells.push(cell as u32);
         }
         for cell in 0..cell_count {
             self.cell_starts[cell + 1] += self.cell_starts[cell];
