@@ -1,4 +1,5 @@
-//! The wander force and the integration step for four agents at once, on SIMD lanes.
+//! The wander force, the integration step and the turn of [`FaceVelocity`] for four agents at once,
+//! on SIMD lanes.
 //!
 //! One agent's update is a chain of dependent square roots, divisions and polynomial terms; four
 //! agents on the lanes of one `Vec4` run four chains for the price of one. This is the fast path
@@ -11,9 +12,12 @@
 //! and without fused multiply-adds, so a lane's result has the same bits as the scalar path's: an
 //! agent moves the same whichever path steps it.
 
-use bevy::math::{BVec4A, Vec2, Vec4};
+use bevy::math::{BVec4A, Quat, Vec2, Vec4};
 
 use crate::forces;
+
+#[cfg(doc)]
+use crate::components::FaceVelocity;
 
 /// How many agents one call steps.
 pub(crate) const LANES: usize = 4;
@@ -177,11 +181,62 @@ pub(crate) fn integrate(
     common.all().then_some((new_velocity, new_position))
 }
 
+/// The rotations [`face_velocity`] gives: for each lane, a turn about z, or none for an agent at
+/// rest.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Turns {
+    /// The quaternions' z and w (x and y are zero).
+    z: Vec4,
+    w: Vec4,
+    moving: BVec4A,
+}
+
+impl Turns {
+    /// The rotation on `lane`, or `None` when that agent is at rest.
+    #[inline]
+    pub(crate) fn lane(self, lane: usize) -> Option<Quat> {
+        self.moving
+            .test(lane)
+            .then(|| Quat::from_xyzw(0.0, 0.0, self.z[lane], self.w[lane]))
+    }
+}
+
+/// [`FaceVelocity::rotation_for`] for four agents, whose `local_forward` axes are `forward`.
+#[inline]
+pub(crate) fn face_velocity(forward: Vec2x4, velocity: Vec2x4) -> Turns {
+    // `Dir2::new`: the velocity over its length, when that is positive and finite.
+    let length = velocity.length_squared().sqrt();
+    let moving = length.is_finite_mask() & length.cmpgt(Vec4::ZERO);
+    let heading = Vec2x4 {
+        x: velocity.x / length,
+        y: velocity.y / length,
+    };
+    let cos = forward.x * heading.x + forward.y * heading.y;
+    let sin = forward.x * heading.y - forward.y * heading.x;
+    // Both of `rotation_for`'s formulas, then a pick: which one an agent needs depends on its
+    // heading, a branch that would mispredict.
+    let far_half_sin = ((1.0 - cos) * 0.5).sqrt().copysign(sin);
+    let far_half_cos = sin / (2.0 * far_half_sin);
+    let near = cos.cmpgt(Vec4::splat(-0.5));
+    let half_sin = Vec4::select(near, sin, far_half_sin);
+    let half_cos = Vec4::select(near, 1.0 + cos, far_half_cos);
+    // `Quat::normalize`, whose x and y are zero.
+    let norm = (half_sin * half_sin + half_cos * half_cos).sqrt();
+    Turns {
+        z: half_sin / norm,
+        w: half_cos / norm,
+        moving,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::behaviours::WanderFrame;
+    use crate::components::FaceVelocity;
     use crate::forces::{integrate_velocity, wander_circle as scalar_wander_circle};
+    use bevy::math::Dir2;
+    use core::f32::consts::PI;
     use proptest::prelude::*;
 
     const DT: f32 = 1.0 / 60.0;
@@ -302,6 +357,31 @@ mod tests {
         assert!(wander_circle(moving, circles(1e4)).is_none());
         let creeping = Vec2x4::from_fn(|lane| Vec2::new(1e-25 * lane as f32, 0.0));
         assert!(wander_circle(creeping, circles(3.0)).is_none());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// The lanes' turns have the bits of `FaceVelocity::rotation_for`, at rest too.
+        #[test]
+        fn turns_give_the_scalar_paths_bits(
+            forwards in prop::array::uniform4(-PI..PI),
+            velocities in prop::array::uniform4(prop_oneof![
+                vector(300.0),
+                Just(Vec2::ZERO),
+                (-PI..PI).prop_map(|angle| Vec2::from_angle(angle) * 1e-30),
+            ]),
+        ) {
+            let facing = forwards.map(|angle| FaceVelocity::new(Dir2::from_xy(angle.cos(), angle.sin()).unwrap()));
+            let turns = face_velocity(
+                Vec2x4::from_fn(|lane| *facing[lane].local_forward),
+                Vec2x4::from_fn(|lane| velocities[lane]),
+            );
+            for lane in 0..LANES {
+                let bits = |turn: Option<Quat>| turn.map(|turn| turn.to_array().map(f32::to_bits));
+                prop_assert_eq!(bits(turns.lane(lane)), bits(facing[lane].rotation_for(velocities[lane])));
+            }
+        }
     }
 
     #[test]

@@ -480,6 +480,12 @@ pub fn integrate(
                         )
                     })
                     .flatten();
+                let turns = on_lanes.zip(facing).map(|((velocity, _), facing)| {
+                    lanes::face_velocity(
+                        Vec2x4::from_fn(|lane| *facing[start + lane].local_forward),
+                        velocity,
+                    )
+                });
                 for row in group {
                     let force = core::mem::take(&mut steering[row].0);
                     let integrated = match on_lanes {
@@ -507,9 +513,13 @@ pub fn integrate(
                     let transform = &mut transforms[row];
                     transform.translation.x = position.x;
                     transform.translation.y = position.y;
-                    if let Some(rotation) =
-                        facing.and_then(|facing| facing[row].rotation_for(integrated.velocity))
-                    {
+                    let rotation = match turns {
+                        Some(turns) => turns.lane(row - start),
+                        None => {
+                            facing.and_then(|facing| facing[row].rotation_for(integrated.velocity))
+                        }
+                    };
+                    if let Some(rotation) = rotation {
                         transform.rotation = rotation;
                     }
                 }
