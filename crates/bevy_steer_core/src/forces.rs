@@ -199,12 +199,13 @@ pub fn wander_circle(
 pub fn next_wander_angle(angle: f32, angle_change: f32, random: f32, dt: f32) -> f32 {
     let step_scale = (dt * TUTORIAL_FRAME_RATE).max(0.0).sqrt();
     let next = angle + (random - 0.5) * angle_change * step_scale;
-    // Most steps stay inside, and most of the others cross the boundary once: the remainder of
-    // the general case is a slow library call.
-    let wrapped_once = next - TAU.copysign(next);
     if (-PI..PI).contains(&next) {
-        next
-    } else if (-PI..PI).contains(&wrapped_once) {
+        return next;
+    }
+    // Most of the other steps cross the boundary once: the remainder of the general case is a
+    // slow library call.
+    let wrapped_once = next - TAU.copysign(next);
+    if (-PI..PI).contains(&wrapped_once) {
         wrapped_once
     } else if next.is_finite() {
         (next + PI).rem_euclid(TAU) - PI
