@@ -12,6 +12,8 @@
 //! and without fused multiply-adds, so a lane's result has the same bits as the scalar path's: an
 //! agent moves the same whichever path steps it.
 
+use core::ops::Range;
+
 use bevy::math::{BVec4A, Quat, Vec2, Vec4};
 
 use crate::forces;
@@ -21,6 +23,14 @@ use crate::components::FaceVelocity;
 
 /// How many agents one call steps.
 pub(crate) const LANES: usize = 4;
+
+/// The rows `0..len` in groups of [`LANES`], each with its first row; only the last group may be
+/// short, and a short group cannot go on the lanes.
+pub(crate) fn groups(len: usize) -> impl Iterator<Item = (usize, Range<usize>)> {
+    (0..len)
+        .step_by(LANES)
+        .map(move |start| (start, start..(start + LANES).min(len)))
+}
 
 /// `value` of the [`LANES`] items of `column` from `start` on, one per lane.
 #[inline]
@@ -36,6 +46,11 @@ pub(crate) struct Vec2x4 {
 }
 
 impl Vec2x4 {
+    const ZERO: Self = Self {
+        x: Vec4::ZERO,
+        y: Vec4::ZERO,
+    };
+
     /// The four vectors `vector(0)` to `vector(3)`.
     #[inline]
     pub(crate) fn from_fn(vector: impl Fn(usize) -> Vec2) -> Self {
@@ -137,7 +152,7 @@ pub(crate) fn wander_circle(
     let is_zero = velocity.is_zero();
     let heading = Vec2x4::select(
         is_zero,
-        Vec2x4::from_fn(|_| Vec2::ZERO),
+        Vec2x4::ZERO,
         velocity.scaled(squared.sqrt().recip()),
     );
     let common = is_normal(squared) | is_zero;

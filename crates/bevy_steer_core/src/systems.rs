@@ -288,8 +288,7 @@ pub fn apply_wander(
     let findings = run_jobs(
         jobs,
         |(rows, wanders, rngs, transforms, velocities, max_speeds, steering, problems), found| {
-            for start in (0..rows.len).step_by(LANES) {
-                let group = start..(start + LANES).min(rows.len);
+            for (start, group) in lanes::groups(rows.len) {
                 let on_lanes = (group.len() == LANES
                     && wanders[group.clone()].iter().all(Wander::is_world_circle))
                 .then(|| {
@@ -463,8 +462,7 @@ pub fn integrate(
             facing,
         ),
          found| {
-            for start in (0..rows.len).step_by(LANES) {
-                let group = start..(start + LANES).min(rows.len);
+            for (start, group) in lanes::groups(rows.len) {
                 let on_lanes = (group.len() == LANES)
                     .then(|| {
                         lanes::integrate(
