@@ -223,12 +223,16 @@ pub fn prey(position: Vec2, heading: Vec2) -> impl Bundle {
 /// `count` positions spread evenly over `arena` (a low-discrepancy sequence, so every run and
 /// every agent count places agents the same way) with a heading each.
 pub fn spread(count: usize, arena: Rect, salt: f32) -> impl Iterator<Item = (Vec2, Vec2)> {
-    const GOLDEN: f32 = 0.618_034;
-    const PLASTIC: f32 = 0.754_877_7;
+    const GOLDEN: f64 = 0.618_033_988_749_895;
+    const PLASTIC: f64 = 0.754_877_666_246_693;
     (0..count).map(move |index| {
-        let i = index as f32 + salt;
-        let unit = Vec2::new((i * GOLDEN).fract(), (i * PLASTIC + 0.5).fract());
-        let heading = Vec2::from_angle(i * 2.399_963);
+        // In f64: an f32 product of a large index keeps few bits of its fraction (4 at a million),
+        // and a crowd of 100 000 or more would start on a coarse lattice, many agents on one point.
+        let i = index as f64 + f64::from(salt);
+        let fraction = |step: f64, offset: f64| (i * step + offset).fract() as f32;
+        let unit = Vec2::new(fraction(GOLDEN, 0.0), fraction(PLASTIC, 0.5));
+        // Successive headings a golden angle apart.
+        let heading = Vec2::from_angle(fraction(1.0 - GOLDEN, 0.0) * core::f32::consts::TAU);
         (arena.min + unit * arena.size(), heading)
     })
 }
