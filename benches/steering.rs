@@ -5,7 +5,8 @@
 //!   loop over a `Vec` of structs, parallelised the same way (the baseline).
 //! - `hunter_prey`: one step of the hunter / prey example's rules, N prey and N / 100 hunters.
 //! - `neighbours`: the hunter / prey neighbour queries (each hunter's closest prey in sight, each
-//!   prey's closest hunter in range) with `SpatialIndex` and with an all-pairs scan.
+//!   prey's closest hunter in range) with `SpatialIndex`, with a k-d tree (kiddo) and with an
+//!   all-pairs scan.
 //!
 //! Machines are shared and noisy, so the headline figures are ratios between benchmarks of one run;
 //! for wander, a ratio measured with plugin and baseline in alternate blocks (`paired_ratio`).
@@ -13,6 +14,7 @@
 #[path = "../examples/stress/scenes.rs"]
 mod scenes;
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use bevy::math::{Rect, Vec2};
@@ -21,6 +23,7 @@ use bevy::tasks::{ComputeTaskPool, ParallelSlice, ParallelSliceMut, TaskPool, Ta
 use bevy_steer::prelude::*;
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion};
+use kiddo::SquaredEuclidean;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use scenes::rules::{Hunter, HunterPreySettings, Prey, spread};
@@ -206,6 +209,44 @@ fn closest_in<M>(
     move |point| index.closest(point, radius, None).map(|found| found.entity)
 }
 
+/// kiddo's k-d tree with the fastest queries (built once, then read only), its items indices into
+/// the slice it was built from.
+type KdTree = kiddo::immutable::float::kdtree::ImmutableKdTree<f32, u32, 2, 32>;
+
+/// A k-d tree of `candidates`' positions.
+fn tree_of(candidates: &[(Entity, Vec2)]) -> KdTree {
+    let points: Vec<[f32; 2]> = candidates.iter().map(|(_, p)| p.to_array()).collect();
+    KdTree::new_from_slice(&points)
+}
+
+/// [`closest_by_scan`]'s answer from `tree`, a k-d tree of `candidates`.
+fn closest_in_tree<'a>(
+    tree: &'a KdTree,
+    candidates: &'a [(Entity, Vec2)],
+    radius: f32,
+) -> impl Fn(Vec2) -> Option<Entity> + Send + Sync + 'a {
+    move |point| {
+        let nearest = tree.nearest_one::<SquaredEuclidean>(&point.to_array());
+        (nearest.distance <= radius * radius).then(|| candidates[nearest.item as usize].0)
+    }
+}
+
+/// The squared distance from each of `points` to its answer among `candidates`.
+fn distances(
+    points: &[(Entity, Vec2)],
+    candidates: &[(Entity, Vec2)],
+    answers: &[Option<Entity>],
+) -> Vec<Option<f32>> {
+    let position_of: HashMap<Entity, Vec2> = candidates.iter().copied().collect();
+    points
+        .iter()
+        .zip(answers)
+        .map(|((_, point), answer)| {
+            answer.map(|entity| position_of[&entity].distance_squared(*point))
+        })
+        .collect()
+}
+
 /// Each query point's answer, computed in parallel chunks.
 fn answer_all(
     pool: &TaskPool,
@@ -255,18 +296,39 @@ fn neighbours(criterion: &mut Criterion, medians: &mut Medians) {
                 answer_all(pool, &prey, closest_in(&hunter_index, alert)),
             )
         };
+        // The alternative the grid was chosen over, rebuilt each step as the grid is.
+        let by_tree = || {
+            let (prey_tree, hunter_tree) = (tree_of(&prey), tree_of(&hunters));
+            (
+                answer_all(pool, &hunters, closest_in_tree(&prey_tree, &prey, sight)),
+                answer_all(pool, &prey, closest_in_tree(&hunter_tree, &hunters, alert)),
+            )
+        };
         let by_scan = || {
             (
                 answer_all(pool, &hunters, |point| closest_by_scan(&prey, point, sight)),
                 answer_all(pool, &prey, |point| closest_by_scan(&hunters, point, alert)),
             )
         };
+        let answers = by_scan();
         assert!(
-            by_index() == by_scan(),
+            by_index() == answers,
             "the index and the scan disagree at {prey_count} prey"
+        );
+        // The tree breaks ties between equally close candidates its own way: its answers are
+        // checked by their distance.
+        let tree_answers = by_tree();
+        assert!(
+            distances(&hunters, &prey, &tree_answers.0) == distances(&hunters, &prey, &answers.0)
+                && distances(&prey, &hunters, &tree_answers.1)
+                    == distances(&prey, &hunters, &answers.1),
+            "the k-d tree and the scan disagree at {prey_count} prey"
         );
         measure(&mut group, medians, "index", prey_count, || {
             std::hint::black_box(by_index());
+        });
+        measure(&mut group, medians, "kdtree", prey_count, || {
+            std::hint::black_box(by_tree());
         });
         measure(&mut group, medians, "scan", prey_count, || {
             std::hint::black_box(by_scan());
@@ -306,10 +368,11 @@ fn print_summary(medians: &Medians) {
     }
     for agents in [1_000, 10_000, 100_000] {
         ratio_row("neighbours, index / scan", agents, "index", "scan");
+        ratio_row("neighbours, index / k-d tree", agents, "index", "kdtree");
     }
     println!("\n| benchmark | N -> 10 N | time ratio |");
     println!("| --- | --- | ---: |");
-    for name in ["plugin", "step", "index"] {
+    for name in ["plugin", "step", "index", "kdtree"] {
         for agents in [1_000, 10_000, 100_000] {
             if let (Some(small), Some(large)) =
                 (medians.get(name, agents), medians.get(name, agents * 10))
