@@ -14,7 +14,7 @@ use bevy::window::PrimaryWindow;
 use bevy_steer::prelude::*;
 use support::{
     ScriptedRunPlugin, arrow_mesh, cursor_world_position, default_plugins, force_vectors_plugin,
-    toggle_force_vectors,
+    smooth_motion, toggle_force_vectors,
 };
 
 const SHIPS: usize = 12;
@@ -26,6 +26,7 @@ fn main() {
             SteeringPlugin::default(),
             ScriptedRunPlugin,
             force_vectors_plugin,
+            smooth_motion,
         ))
         .insert_resource(ClearColor(Color::srgb(0.08, 0.09, 0.11)))
         .add_systems(Startup, setup)
@@ -81,7 +82,7 @@ fn seek_the_cursor(
 ) {
     if let Some(cursor) = cursor_world_position(&window, camera.0, camera.1) {
         for mut seek in &mut ships {
-            seek.target = Target::Point(cursor);
+            seek.target = Some(Target::Point(cursor));
         }
     }
 }

@@ -15,7 +15,7 @@ use bevy::window::PrimaryWindow;
 use bevy_steer::prelude::*;
 use support::{
     ScriptedRunPlugin, arrow_mesh, default_plugins, force_vectors_plugin, outside_window,
-    toggle_force_vectors,
+    smooth_motion, toggle_force_vectors,
 };
 
 const WANDERERS: usize = 40;
@@ -27,11 +27,12 @@ fn main() {
             SteeringPlugin::default(),
             ScriptedRunPlugin,
             force_vectors_plugin,
+            smooth_motion,
         ))
         .insert_resource(ClearColor(Color::srgb(0.08, 0.09, 0.11)))
         .add_systems(Startup, setup)
         .add_systems(
-            FixedUpdate,
+            SteeringSchedule,
             respawn_at_centre.after(SteeringSystems::Integrate),
         )
         .add_systems(

@@ -2,7 +2,8 @@
 
 pub use bevy_steer_core as core;
 pub use bevy_steer_core::{
-    SteeringPlugin, SteeringSystems, behaviours, components, forces, problems, rng,
+    SteeringAppExt, SteeringBehaviours, SteeringPlugin, SteeringSchedule, SteeringSystems, Vector,
+    behaviours, components, events, forces, plugin, problems, rng, spatial, systems,
 };
 
 #[cfg(feature = "debug")]
@@ -10,6 +11,10 @@ pub use bevy_steer_debug as debug;
 
 #[cfg(feature = "egui")]
 pub use bevy_steer_egui as egui;
+
+/// Smooth rendering between fixed steps: [bevy_transform_interpolation], re-exported.
+#[cfg(feature = "interpolation")]
+pub use bevy_transform_interpolation as interpolation;
 
 /// Everything needed to add the plugins and spawn agents.
 pub mod prelude {
@@ -20,4 +25,10 @@ pub mod prelude {
 
     #[cfg(feature = "egui")]
     pub use bevy_steer_egui::prelude::*;
+
+    #[cfg(feature = "interpolation")]
+    pub use bevy_transform_interpolation::prelude::{
+        RotationInterpolation, TransformInterpolation, TransformInterpolationPlugin,
+        TranslationInterpolation,
+    };
 }

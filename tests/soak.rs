@@ -143,7 +143,7 @@ fn hunter_prey_with_churn_keeps_the_invariants() {
     let steps = env_count("SOAK_STEPS", 100_000);
     let mut app = Scene::HunterPrey.app(prey_count);
     app.add_systems(
-        FixedUpdate,
+        SteeringSchedule,
         (
             churn.before(SteeringSystems::Index),
             remember_velocity

@@ -27,7 +27,7 @@ use bevy_steer::prelude::*;
 use rules::{Cursor, Hunter, HunterPreyPlugin, HunterPreySettings, Prey, hunter, prey, spread};
 use support::{
     ScriptedRunPlugin, arrow_mesh, cursor_world_position, default_plugins, force_vectors_plugin,
-    half_extents, toggle_force_vectors,
+    half_extents, smooth_motion, toggle_force_vectors,
 };
 
 /// How many of each, from the command line or the environment.
@@ -73,6 +73,7 @@ fn main() {
             )),
             ScriptedRunPlugin,
             force_vectors_plugin,
+            smooth_motion,
         ))
         .add_tuning_group::<Hunter>("Hunter")
         .add_tuning_group::<Prey>("Prey")

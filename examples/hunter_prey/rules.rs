@@ -84,7 +84,7 @@ impl Plugin for HunterPreyPlugin {
         .insert_resource(settings)
         .init_resource::<Cursor>()
         .add_systems(
-            FixedUpdate,
+            SteeringSchedule,
             (
                 (hunters_choose, prey_choose).in_set(SteeringSystems::Decide),
                 wrap_round_the_arena.after(SteeringSystems::Integrate),
@@ -97,7 +97,7 @@ impl Plugin for HunterPreyPlugin {
 pub fn hunters_choose(
     time: Res<Time>,
     settings: Res<HunterPreySettings>,
-    prey_index: Res<SpatialIndex<Prey>>,
+    prey_index: Neighbours<Prey>,
     living_prey: Query<(), With<Prey>>,
     mut hunters: Query<(&mut Hunter, &Transform, &mut Pursue, &mut Wander)>,
 ) {
@@ -112,22 +112,22 @@ pub fn hunters_choose(
                     hunter.resting = false;
                 }
             }
-            let has_prey = living_prey.contains(pursue.target);
+            let has_prey = pursue.target.is_some_and(|prey| living_prey.contains(prey));
             let (target, wander_weight) = if has_prey && !hunter.resting {
                 hunter.stamina -= dt;
                 if hunter.stamina <= 0.0 {
                     hunter.stamina = 0.0;
                     hunter.resting = true;
-                    (Entity::PLACEHOLDER, 0.0)
+                    (None, 0.0)
                 } else {
                     (pursue.target, 0.0)
                 }
             } else if hunter.resting {
-                (Entity::PLACEHOLDER, 1.0)
+                (None, 1.0)
             } else {
                 let position = transform.translation.truncate();
                 let closest = prey_index.closest(position, settings.hunter_sight, None);
-                (closest.map_or(Entity::PLACEHOLDER, |prey| prey.entity), 1.0)
+                (closest.map(|prey| prey.entity), 1.0)
             };
             // Written only when they differ, so that `Changed` still means a change of mind.
             pursue.set_if_neq(Pursue { target, ..*pursue });
@@ -142,7 +142,7 @@ pub fn hunters_choose(
 pub fn prey_choose(
     settings: Res<HunterPreySettings>,
     cursor: Res<Cursor>,
-    hunter_index: Res<SpatialIndex<Hunter>>,
+    hunter_index: Neighbours<Hunter>,
     mut prey: Query<(&Transform, &mut Evade, &mut Seek, &mut Wander), With<Prey>>,
 ) {
     prey.par_iter_mut()
@@ -154,18 +154,19 @@ pub fn prey_choose(
                 .filter(|cursor| cursor.distance(position) <= settings.cursor_range);
             let (seek_target, seek_weight, wander_weight) = match (hunter, near_cursor) {
                 (Some(_), _) => (seek.target, 0.0, 0.0),
-                (None, Some(cursor)) => (Target::Point(cursor), 1.0, 0.0),
+                (None, Some(cursor)) => (Some(Target::Point(cursor)), 1.0, 0.0),
                 (None, None) => (seek.target, 0.0, 1.0),
             };
             // Written only when they differ, so that `Changed` still means a change of mind.
             evade.set_if_neq(Evade {
-                target: hunter.map_or(Entity::PLACEHOLDER, |hunter| hunter.entity),
+                target: hunter.map(|hunter| hunter.entity),
                 ..*evade
             });
             seek.set_if_neq(Seek {
                 target: seek_target,
                 slowing_radius: settings.cursor_slowing_radius,
                 weight: seek_weight,
+                ..*seek
             });
             wander.set_if_neq(Wander {
                 weight: wander_weight,

@@ -116,5 +116,5 @@ fn hunter_prey(prey_count: usize) -> App {
 pub fn step(app: &mut App) {
     let world = app.world_mut();
     world.resource_mut::<Time>().advance_by(STEP);
-    world.run_schedule(FixedUpdate);
+    world.run_schedule(SteeringSchedule);
 }

@@ -124,6 +124,12 @@ pub fn force_vectors_plugin(app: &mut App) {
     );
 }
 
+/// Smooth motion on any display: the steering runs in `FixedUpdate` (64 steps a second by
+/// default), and every `Transform` is drawn interpolated between the last two steps.
+pub fn smooth_motion(app: &mut App) {
+    app.add_plugins(TransformInterpolationPlugin::interpolate_all());
+}
+
 /// Shows or hides the force vectors (the tutorials' "click to show forces").
 pub fn toggle_force_vectors(mut store: ResMut<GizmoConfigStore>) {
     let (config, _) = store.config_mut::<SteeringGizmos>();

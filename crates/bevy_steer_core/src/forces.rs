@@ -123,16 +123,40 @@ pub fn flee(boid: &Boid, threat: Vec2) -> Vec2 {
 /// position.
 #[inline]
 pub fn predict_position(boid: &Boid, target_position: Vec2, target_velocity: Vec2) -> Vec2 {
+    predict_position_within(boid, target_position, target_velocity, None)
+}
+
+/// [`predict_position`] with the look-ahead capped at `max_time` seconds when that is `Some`
+/// (OpenSteer's cap on evasion's prediction). A negative or NaN cap predicts nothing: the target's
+/// current position.
+#[inline]
+pub fn predict_position_within(
+    boid: &Boid,
+    target_position: Vec2,
+    target_velocity: Vec2,
+    max_time: Option<f32>,
+) -> Vec2 {
     if boid.max_speed <= 0.0 {
         return target_position;
     }
-    let time_ahead = length(target_position - boid.position) / boid.max_speed;
+    let mut time_ahead = length(target_position - boid.position) / boid.max_speed;
+    if let Some(max_time) = max_time {
+        // `f32::max` turns a NaN cap into zero.
+        time_ahead = time_ahead.min(max_time.max(0.0));
+    }
     let predicted = target_position + target_velocity * time_ahead;
     if predicted.is_finite() {
         predicted
     } else {
         target_position
     }
+}
+
+/// Whether `other` is within `range` of `position`: always for `None`, never for a negative or NaN
+/// range. The panic distance of flee and evade.
+#[inline]
+pub fn within_range(position: Vec2, other: Vec2, range: Option<f32>) -> bool {
+    range.is_none_or(|range| length(other - position) <= range)
 }
 
 /// Pursuit: seek (without arrival) the target's predicted position.

@@ -53,6 +53,7 @@
 
 pub mod behaviours;
 pub mod components;
+pub mod events;
 pub mod forces;
 mod lanes;
 pub mod plugin;
@@ -61,16 +62,30 @@ pub mod rng;
 pub mod spatial;
 pub mod systems;
 
-pub use plugin::{SteeringPlugin, SteeringStepStats, SteeringSystems};
+pub use plugin::{
+    SteeringAppExt, SteeringBehaviours, SteeringPlugin, SteeringSchedule, SteeringStepStats,
+    SteeringSystems,
+};
 
-/// Everything needed to add the plugin and spawn agents.
+/// The vector type of positions, velocities and forces. New force code goes through it, so that a
+/// 3D build can choose `Vec3` here rather than change every signature; what is 2D-only by nature
+/// (angles, the wander circle, [`FaceVelocity`](components::FaceVelocity)) says so where it is.
+pub type Vector = bevy::math::Vec2;
+
+/// Everything needed to add the plugin, spawn agents and write behaviours of your own.
 pub mod prelude {
+    pub use crate::Vector;
     pub use crate::behaviours::{
-        Evade, Flee, Pursue, Seek, Target, TargetedBehaviour, Wander, WanderFrame, WanderMethod,
+        Evade, Flee, NoTarget, Pursue, Seek, SteeringBehaviour, Target, TargetState, Wander,
+        WanderFrame, WanderMethod, target_state,
     };
     pub use crate::components::{FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, Velocity};
-    pub use crate::plugin::{SteeringPlugin, SteeringStepStats, SteeringSystems};
+    pub use crate::events::{Arrived, TargetLost};
+    pub use crate::plugin::{
+        SteeringAppExt, SteeringBehaviours, SteeringPlugin, SteeringSchedule, SteeringStepStats,
+        SteeringSystems,
+    };
     pub use crate::problems::{BehaviourKind, Problem, ReportedProblems};
     pub use crate::rng::{SteeringRng, SteeringSeed};
-    pub use crate::spatial::{Neighbour, SpatialIndex, SpatialIndexPlugin};
+    pub use crate::spatial::{Neighbour, Neighbours, SpatialIndex, SpatialIndexPlugin};
 }

@@ -1,16 +1,25 @@
-//! [`SteeringPlugin`] and the public [`SteeringSystems`] sets.
+//! [`SteeringPlugin`], its [`SteeringSchedule`] and public [`SteeringSystems`] sets, and the
+//! registration of behaviours ([`SteeringAppExt`]).
 
+use core::any::TypeId;
+
+use bevy::ecs::component::StorageType;
 use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
+use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
-use crate::behaviours::{Evade, Flee, Pursue, Seek, Target, Wander, WanderFrame, WanderMethod};
+use crate::Vector;
+use crate::behaviours::{
+    Evade, Flee, Pursue, Seek, SteeringBehaviour, Target, Wander, WanderFrame, WanderMethod,
+};
 use crate::components::{FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, Velocity};
 use crate::problems::{BehaviourKind, Problem, ReportedProblems};
 use crate::rng::{SteeringRng, SteeringSeed};
-use crate::systems::{apply_targeted_behaviour, apply_wander, integrate};
-use bevy::platform::time::Instant;
+use crate::systems::{
+    apply_behaviour, apply_wander, boid, detect_arrivals, integrate, lookup_target,
+};
 
-/// How the last steering step went: for read-outs such as the tuning panel's.
+/// How the last steering step went: for read-outs such as the tuning panel's, and for tests.
 #[derive(Resource, Clone, Copy, Debug, Default)]
 pub struct SteeringStepStats {
     /// Wall-clock time of the last step, from the start of [`SteeringSystems::Index`] to the end of
@@ -35,7 +44,30 @@ fn stop_step_clock(mut stats: ResMut<SteeringStepStats>, agents: Query<(), With<
     stats.steps += 1;
 }
 
-/// The steps of one steering update, chained in this order in the plugin's schedule.
+/// The schedule of one steering step: every system of the crate (and of the spatial indexes) is
+/// in it, in the [`SteeringSystems`] sets, and your own steering systems go there too:
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_steer_core::prelude::*;
+/// # fn pick_targets() {}
+/// # let mut app = App::new();
+/// app.add_systems(SteeringSchedule, pick_targets.in_set(SteeringSystems::Decide));
+/// ```
+///
+/// [`SteeringPlugin`] runs it from the schedule it was given ([`FixedUpdate`] by default), so
+/// everything steering-related follows that one choice.
+#[derive(ScheduleLabel, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SteeringSchedule;
+
+fn run_steering_schedule(world: &mut World) {
+    world.run_schedule(SteeringSchedule);
+}
+
+/// The steps of one steering update, chained in this order in [`SteeringSchedule`].
+///
+/// They exist only there: a system put in one of these sets in another schedule would run outside
+/// the chain, so the plugin logs an error at startup for each such system's schedule.
 #[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SteeringSystems {
     /// [`SpatialIndex`](crate::spatial::SpatialIndex) resources are rebuilt from the agents'
@@ -44,21 +76,23 @@ pub enum SteeringSystems {
     /// Your game logic that picks behaviours and targets for this step goes here (the hunter / prey
     /// example decides who hunts whom here).
     Decide,
-    /// The built-in behaviours add their forces, always in the order wander, seek, flee, pursuit,
-    /// evade, so the float sum is the same on every run.
+    /// The registered behaviours add their forces, always in registration order (the built-in
+    /// ones first: wander, seek, flee, pursuit, evade), so the float sum is the same on every run.
     Behaviours,
-    /// Your own force systems add into [`Steering`] here, after the built-in ones. Order them among
-    /// themselves if several touch the same agents, to keep runs reproducible.
+    /// Force systems of your own that are not registered behaviours add into [`Steering`] here,
+    /// after the registered ones. Order them among themselves if several touch the same agents, to
+    /// keep runs reproducible.
     CustomForces,
     /// Forces are applied, positions move and [`Steering`] is cleared.
     Integrate,
 }
 
-/// Adds the steering components, the behaviour systems and the integration system.
+/// Adds the steering components, the built-in behaviours, the integration system and
+/// [`SteeringSchedule`], which runs them.
 ///
-/// The systems run in the schedule given to [`new`](Self::new), [`FixedUpdate`] by default, so
-/// that the simulation advances by the same step whatever the frame rate. Any schedule works: they
-/// read the step length from [`Time`].
+/// [`SteeringSchedule`] runs in the schedule given to [`new`](Self::new), [`FixedUpdate`] by
+/// default, so that the simulation advances by the same step whatever the frame rate. Any schedule
+/// works: the systems read the step length from [`Time`].
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -117,8 +151,9 @@ impl Plugin for SteeringPlugin {
             .register_type::<SteeringSeed>()
             .insert_resource(SteeringSeed(self.seed))
             .init_resource::<SteeringStepStats>()
+            .init_schedule(SteeringSchedule)
             .configure_sets(
-                self.schedule,
+                SteeringSchedule,
                 (
                     SteeringSystems::Index,
                     SteeringSystems::Decide,
@@ -128,25 +163,203 @@ impl Plugin for SteeringPlugin {
                 )
                     .chain(),
             )
+            .add_systems(self.schedule, run_steering_schedule)
             .add_systems(
-                self.schedule,
-                (
-                    apply_wander,
-                    apply_targeted_behaviour::<Seek>,
-                    apply_targeted_behaviour::<Flee>,
-                    apply_targeted_behaviour::<Pursue>,
-                    apply_targeted_behaviour::<Evade>,
-                )
-                    .chain()
-                    .in_set(SteeringSystems::Behaviours),
-            )
-            .add_systems(self.schedule, integrate.in_set(SteeringSystems::Integrate))
-            .add_systems(
-                self.schedule,
+                SteeringSchedule,
                 (
                     start_step_clock.before(SteeringSystems::Index),
+                    (integrate, detect_arrivals)
+                        .chain()
+                        .in_set(SteeringSystems::Integrate),
                     stop_step_clock.after(SteeringSystems::Integrate),
                 ),
+            )
+            .add_systems(PreStartup, report_misplaced_steering_systems);
+        register_behaviour(
+            app,
+            BehaviourKind::WANDER,
+            TypeId::of::<Wander>(),
+            wander_forces,
+            apply_wander,
+        );
+        app.add_steering_behaviour::<Seek>()
+            .add_steering_behaviour::<Flee>()
+            .add_steering_behaviour::<Pursue>()
+            .add_steering_behaviour::<Evade>();
+    }
+}
+
+/// The schedules other than [`SteeringSchedule`] that name a [`SteeringSystems`] set, with the set:
+/// their systems in (or ordered against) that set run outside the steering step.
+pub fn misplaced_steering_systems(
+    schedules: &Schedules,
+) -> Vec<(InternedScheduleLabel, SteeringSystems)> {
+    const SETS: [SteeringSystems; 5] = [
+        SteeringSystems::Index,
+        SteeringSystems::Decide,
+        SteeringSystems::Behaviours,
+        SteeringSystems::CustomForces,
+        SteeringSystems::Integrate,
+    ];
+    schedules
+        .iter()
+        .map(|(_, schedule)| schedule)
+        .filter(|schedule| schedule.label() != SteeringSchedule.intern())
+        .flat_map(|schedule| {
+            SETS.into_iter()
+                .filter(|&set| schedule.graph().system_sets.contains(set))
+                .map(move |set| (schedule.label(), set))
+        })
+        .collect()
+}
+
+/// Logs an error for each of [`misplaced_steering_systems`], once, at startup.
+fn report_misplaced_steering_systems(schedules: Res<Schedules>) {
+    for (label, set) in misplaced_steering_systems(&schedules) {
+        error!(
+            "bevy_steer: {label:?} has systems in or ordered against SteeringSystems::{set:?}, \
+             which exists only in SteeringSchedule; they run outside the steering step. Add them \
+             with `app.add_systems(SteeringSchedule, ...)` instead"
+        );
+    }
+}
+
+/// The behaviours registered in the app, in the order their forces are added: the built-in ones,
+/// then those added with [`SteeringAppExt::add_steering_behaviour`].
+#[derive(Resource, Default)]
+pub struct SteeringBehaviours {
+    registered: Vec<RegisteredBehaviour>,
+}
+
+/// One registered behaviour.
+pub struct RegisteredBehaviour {
+    kind: BehaviourKind,
+    type_id: TypeId,
+    weighted_forces: WeightedForces,
+}
+
+/// Collects `(agent position, weighted force)` for every agent whose behaviour is active, as the
+/// behaviour's system would add it now.
+pub type WeightedForces = fn(&mut World, &mut Vec<(Vector, Vector)>);
+
+impl SteeringBehaviours {
+    /// The registered behaviours, in the order their forces are added.
+    pub fn iter(&self) -> impl Iterator<Item = &RegisteredBehaviour> {
+        self.registered.iter()
+    }
+
+    /// The registered behaviours' kinds, in the order their forces are added.
+    pub fn kinds(&self) -> impl Iterator<Item = BehaviourKind> + '_ {
+        self.iter().map(RegisteredBehaviour::kind)
+    }
+}
+
+impl RegisteredBehaviour {
+    /// Which behaviour this is.
+    pub fn kind(&self) -> BehaviourKind {
+        self.kind
+    }
+
+    /// Collects `(agent position, weighted force)` for every agent whose behaviour is active: what
+    /// the debug gizmos draw.
+    pub fn weighted_forces(&self, world: &mut World, forces: &mut Vec<(Vector, Vector)>) {
+        (self.weighted_forces)(world, forces);
+    }
+}
+
+/// Orders the behaviour systems: slot `n` runs after slot `n - 1`.
+#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct BehaviourSlot(usize);
+
+/// Registers a behaviour's kind and adds its system after the previously registered one. Returns
+/// `false` (and changes nothing) when it was registered before, or when another behaviour has its
+/// name (logged as an error).
+fn register_behaviour<M>(
+    app: &mut App,
+    kind: BehaviourKind,
+    type_id: TypeId,
+    weighted_forces: WeightedForces,
+    system: impl IntoScheduleConfigs<bevy::ecs::system::ScheduleSystem, M>,
+) {
+    let mut behaviours = app.world_mut().get_resource_or_init::<SteeringBehaviours>();
+    if let Some(existing) = behaviours
+        .iter()
+        .find(|b| b.kind == kind || b.type_id == type_id)
+    {
+        if existing.type_id != type_id {
+            error!(
+                "bevy_steer: two behaviours are named \"{kind}\"; the second is not registered. \
+                 Give each SteeringBehaviour a NAME of its own"
             );
+        }
+        return;
+    }
+    let slot = behaviours.registered.len();
+    behaviours.registered.push(RegisteredBehaviour {
+        kind,
+        type_id,
+        weighted_forces,
+    });
+    let slot_set = BehaviourSlot(slot).in_set(SteeringSystems::Behaviours);
+    if slot == 0 {
+        app.configure_sets(SteeringSchedule, slot_set);
+    } else {
+        app.configure_sets(SteeringSchedule, slot_set.after(BehaviourSlot(slot - 1)));
+    }
+    app.add_systems(SteeringSchedule, system.in_set(BehaviourSlot(slot)));
+}
+
+/// Registration of steering behaviours of your own.
+pub trait SteeringAppExt {
+    /// Registers behaviour `B`: its system steps every agent that has it, in parallel, in
+    /// [`SteeringSystems::Behaviours`] after the behaviours registered before it; its problems are
+    /// reported under its [`NAME`](SteeringBehaviour::NAME) and the debug gizmos draw it.
+    /// Registering the same behaviour twice does nothing more.
+    ///
+    /// `B` must use table storage (the default): a sparse-set component does not compile here.
+    fn add_steering_behaviour<B: SteeringBehaviour>(&mut self) -> &mut Self;
+}
+
+impl SteeringAppExt for App {
+    fn add_steering_behaviour<B: SteeringBehaviour>(&mut self) -> &mut Self {
+        const {
+            assert!(
+                matches!(B::STORAGE_TYPE, StorageType::Table),
+                "a SteeringBehaviour must use table storage (the default), not SparseSet: the \
+                 behaviour systems step agents table by table"
+            );
+        }
+        register_behaviour(
+            self,
+            BehaviourKind::of::<B>(),
+            TypeId::of::<B>(),
+            behaviour_forces::<B>,
+            apply_behaviour::<B>,
+        );
+        self
+    }
+}
+
+fn behaviour_forces<B: SteeringBehaviour>(world: &mut World, forces: &mut Vec<(Vector, Vector)>) {
+    let mut agents = world.query::<(&B, &Transform, &Velocity, &MaxSpeed)>();
+    let mut targets = world.query::<(&Transform, Option<&Velocity>)>();
+    let targets = targets.query(world);
+    for (behaviour, transform, velocity, max_speed) in agents.query(world) {
+        let agent = boid(transform, velocity, max_speed);
+        if behaviour.active()
+            && let Ok(force) = behaviour.force(&agent, |entity| lookup_target(&targets, entity))
+        {
+            forces.push((agent.position, force * behaviour.weight()));
+        }
+    }
+}
+
+fn wander_forces(world: &mut World, forces: &mut Vec<(Vector, Vector)>) {
+    let mut agents = world.query::<(&Wander, &Transform, &Velocity, &MaxSpeed)>();
+    for (wander, transform, velocity, max_speed) in agents.query(world) {
+        if wander.active() {
+            let agent = boid(transform, velocity, max_speed);
+            forces.push((agent.position, wander.force(&agent) * wander.weight));
+        }
     }
 }

@@ -9,41 +9,56 @@ use core::fmt;
 use bevy::ecs::change_detection::ContiguousMut;
 use bevy::prelude::*;
 
-/// The built-in behaviours, in the order their systems add forces.
-#[derive(Reflect, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Which behaviour a problem, a force or an event belongs to: the behaviour's name, unique among
+/// the behaviours registered in an app.
+///
+/// The built-in behaviours have constants; a behaviour of your own is
+/// `BehaviourKind::of::<MyBehaviour>()`, named by its
+/// [`SteeringBehaviour::NAME`](crate::behaviours::SteeringBehaviour::NAME).
+#[derive(Reflect, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[reflect(Debug, PartialEq, Hash, Clone)]
-pub enum BehaviourKind {
-    /// [`Wander`](crate::behaviours::Wander).
-    Wander,
-    /// [`Seek`](crate::behaviours::Seek).
-    Seek,
-    /// [`Flee`](crate::behaviours::Flee).
-    Flee,
-    /// [`Pursue`](crate::behaviours::Pursue).
-    Pursue,
-    /// [`Evade`](crate::behaviours::Evade).
-    Evade,
-}
+pub struct BehaviourKind(&'static str);
 
 impl BehaviourKind {
-    /// Every built-in behaviour, in system order.
-    pub const ALL: [Self; 5] = [
-        Self::Wander,
-        Self::Seek,
-        Self::Flee,
-        Self::Pursue,
-        Self::Evade,
+    /// [`Wander`](crate::behaviours::Wander).
+    pub const WANDER: Self = Self("wander");
+    /// [`Seek`](crate::behaviours::Seek).
+    pub const SEEK: Self = Self("seek");
+    /// [`Flee`](crate::behaviours::Flee).
+    pub const FLEE: Self = Self("flee");
+    /// [`Pursue`](crate::behaviours::Pursue).
+    pub const PURSUE: Self = Self("pursuit");
+    /// [`Evade`](crate::behaviours::Evade).
+    pub const EVADE: Self = Self("evade");
+
+    /// The built-in behaviours, in the order their systems add forces.
+    pub const BUILT_IN: [Self; 5] = [
+        Self::WANDER,
+        Self::SEEK,
+        Self::FLEE,
+        Self::PURSUE,
+        Self::EVADE,
     ];
 
-    /// The behaviour's name as the tutorials write it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Wander => "wander",
-            Self::Seek => "seek",
-            Self::Flee => "flee",
-            Self::Pursue => "pursuit",
-            Self::Evade => "evade",
-        }
+    /// The kind named `name`.
+    pub const fn new(name: &'static str) -> Self {
+        Self(name)
+    }
+
+    /// The kind of behaviour `B`.
+    pub const fn of<B: crate::behaviours::SteeringBehaviour>() -> Self {
+        Self(B::NAME)
+    }
+
+    /// The behaviour's name (the built-in ones as the tutorials write them).
+    pub const fn name(self) -> &'static str {
+        self.0
+    }
+}
+
+impl fmt::Display for BehaviourKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
     }
 }
 
@@ -65,7 +80,8 @@ pub enum Problem {
     /// velocity is set to zero and the position is left as it was.
     NonFiniteMotion,
     /// The behaviour's target entity does not exist (it was despawned) or has no `Transform`: the
-    /// behaviour adds no force until it is given a target that exists.
+    /// behaviour forgets the target (it becomes `None`, so the behaviour idles) and
+    /// [`TargetLost`](crate::events::TargetLost) is triggered.
     MissingTarget(BehaviourKind),
     /// The behaviour's target point, or its target entity's position or velocity, is not finite:
     /// the behaviour adds no force while it stays so.
@@ -75,38 +91,50 @@ pub enum Problem {
     NonFiniteForce(BehaviourKind),
 }
 
+/// The problems of the agent itself, in the order [`ReportedProblems::iter`] lists them.
+const AGENT_PROBLEMS: [Problem; 5] = [
+    Problem::InvalidMass,
+    Problem::InvalidMaxSpeed,
+    Problem::InvalidMaxForce,
+    Problem::NonFiniteSteering,
+    Problem::NonFiniteMotion,
+];
+
 impl Problem {
-    /// Every problem there is.
-    pub fn all() -> impl Iterator<Item = Self> {
-        [
-            Self::InvalidMass,
-            Self::InvalidMaxSpeed,
-            Self::InvalidMaxForce,
-            Self::NonFiniteSteering,
-            Self::NonFiniteMotion,
-        ]
-        .into_iter()
-        .chain(BehaviourKind::ALL.into_iter().flat_map(|kind| {
-            [
-                Self::MissingTarget(kind),
-                Self::NonFiniteTarget(kind),
-                Self::NonFiniteForce(kind),
-            ]
-        }))
+    /// Every problem there is for an agent with the behaviours `kinds`.
+    pub fn all_for(kinds: impl IntoIterator<Item = BehaviourKind>) -> impl Iterator<Item = Self> {
+        AGENT_PROBLEMS
+            .into_iter()
+            .chain(kinds.into_iter().flat_map(Self::of_behaviour))
     }
 
-    fn bit(self) -> u32 {
-        let index = match self {
-            Self::InvalidMass => 0,
-            Self::InvalidMaxSpeed => 1,
-            Self::InvalidMaxForce => 2,
-            Self::NonFiniteSteering => 3,
-            Self::NonFiniteMotion => 4,
-            Self::MissingTarget(kind) => 5 + kind as u16,
-            Self::NonFiniteTarget(kind) => 10 + kind as u16,
-            Self::NonFiniteForce(kind) => 15 + kind as u16,
-        };
-        1 << index
+    /// Every problem there is with the built-in behaviours.
+    pub fn all() -> impl Iterator<Item = Self> {
+        Self::all_for(BehaviourKind::BUILT_IN)
+    }
+
+    /// The problems a behaviour of `kind` can have.
+    fn of_behaviour(kind: BehaviourKind) -> [Self; 3] {
+        [
+            Self::MissingTarget(kind),
+            Self::NonFiniteTarget(kind),
+            Self::NonFiniteForce(kind),
+        ]
+    }
+
+    /// The behaviour the problem belongs to (`None` for the agent's own problems), and its bit in
+    /// that behaviour's (or the agent's) flags.
+    fn flag(self) -> (Option<BehaviourKind>, u8) {
+        match self {
+            Self::InvalidMass => (None, 1),
+            Self::InvalidMaxSpeed => (None, 1 << 1),
+            Self::InvalidMaxForce => (None, 1 << 2),
+            Self::NonFiniteSteering => (None, 1 << 3),
+            Self::NonFiniteMotion => (None, 1 << 4),
+            Self::MissingTarget(kind) => (Some(kind), 1),
+            Self::NonFiniteTarget(kind) => (Some(kind), 1 << 1),
+            Self::NonFiniteForce(kind) => (Some(kind), 1 << 2),
+        }
     }
 }
 
@@ -130,20 +158,16 @@ impl fmt::Display for Problem {
             ),
             Self::MissingTarget(kind) => write!(
                 f,
-                "the {} target entity does not exist or has no Transform; no {} force",
-                kind.name(),
-                kind.name()
+                "the {kind} target entity does not exist or has no Transform; the {kind} \
+                 behaviour forgets it and idles"
             ),
             Self::NonFiniteTarget(kind) => write!(
                 f,
-                "the {} target's position or velocity is not finite; no {} force",
-                kind.name(),
-                kind.name()
+                "the {kind} target's position or velocity is not finite; no {kind} force"
             ),
             Self::NonFiniteForce(kind) => write!(
                 f,
-                "the {} force is not finite (check its weight and parameters); dropped",
-                kind.name()
+                "the {kind} force is not finite (check its weight and parameters); dropped"
             ),
         }
     }
@@ -152,25 +176,62 @@ impl fmt::Display for Problem {
 /// The [`Problem`]s already logged for this agent, so each is logged once per entity.
 ///
 /// Required by [`Steering`](crate::components::Steering). Read it to find agents with bad input;
-/// reset it to `default()` to have their problems logged again.
-#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// reset it to `default()` to have their problems logged again. It holds a few bits for the agent
+/// and a few for each behaviour that had a problem, so it grows with the behaviours registered
+/// (and allocates nothing while the agent has no behaviour problem).
+#[derive(Component, Reflect, Clone, Debug, Default, PartialEq, Eq)]
 #[reflect(Component, Default, Debug, PartialEq, Clone)]
-pub struct ReportedProblems(u32);
+pub struct ReportedProblems {
+    agent: u8,
+    behaviours: Vec<(BehaviourKind, u8)>,
+}
 
 impl ReportedProblems {
     /// Whether `problem` has been reported for this agent.
-    pub fn contains(self, problem: Problem) -> bool {
-        self.0 & problem.bit() != 0
+    pub fn contains(&self, problem: Problem) -> bool {
+        let (kind, bit) = problem.flag();
+        self.flags(kind) & bit != 0
     }
 
     /// Whether no problem has been reported for this agent.
-    pub fn is_empty(self) -> bool {
-        self.0 == 0
+    pub fn is_empty(&self) -> bool {
+        self.agent == 0 && self.behaviours.is_empty()
     }
 
-    /// The problems reported for this agent.
-    pub fn iter(self) -> impl Iterator<Item = Problem> {
-        Problem::all().filter(move |&problem| self.contains(problem))
+    /// The problems reported for this agent: its own first, then each behaviour's in the order
+    /// they were first reported.
+    pub fn iter(&self) -> impl Iterator<Item = Problem> + '_ {
+        Problem::all_for(self.behaviours.iter().map(|&(kind, _)| kind))
+            .filter(|&problem| self.contains(problem))
+    }
+
+    fn flags(&self, kind: Option<BehaviourKind>) -> u8 {
+        match kind {
+            None => self.agent,
+            Some(kind) => self
+                .behaviours
+                .iter()
+                .find(|(reported, _)| *reported == kind)
+                .map_or(0, |&(_, flags)| flags),
+        }
+    }
+
+    /// Adds `problem`; returns whether it was new.
+    fn insert(&mut self, problem: Problem) -> bool {
+        let (kind, bit) = problem.flag();
+        let flags = match kind {
+            None => &mut self.agent,
+            Some(kind) => match self.behaviours.iter().position(|(k, _)| *k == kind) {
+                Some(index) => &mut self.behaviours[index].1,
+                None => {
+                    self.behaviours.push((kind, 0));
+                    &mut self.behaviours.last_mut().expect("just pushed").1
+                }
+            },
+        };
+        let new = *flags & bit == 0;
+        *flags |= bit;
+        new
     }
 }
 
@@ -182,6 +243,8 @@ pub(crate) struct Finding {
     pub table: usize,
     pub row: usize,
     pub problem: Problem,
+    /// For [`Problem::MissingTarget`]: the target that is gone.
+    pub lost_target: Option<Entity>,
 }
 
 /// Records and logs `finding` for `entity` unless it was recorded before, marking the agent's
@@ -194,13 +257,16 @@ pub(crate) fn record(
     entity: Entity,
     finding: Finding,
 ) {
-    let reported = &mut problems.bypass_change_detection()[finding.row];
-    if !reported.contains(finding.problem) {
-        reported.0 |= finding.problem.bit();
-        let this_run = problems.this_run_tick();
-        problems.changed_ticks_slice_mut()[finding.row] = this_run;
+    if problems.bypass_change_detection()[finding.row].insert(finding.problem) {
+        mark_changed(problems, finding.row);
         warn!("bevy_steer: agent {entity}: {}", finding.problem);
     }
+}
+
+/// Marks the component in `row` of a column changed by the running system.
+pub(crate) fn mark_changed<T: Component>(column: &mut ContiguousMut<T>, row: usize) {
+    let this_run = column.this_run_tick();
+    column.changed_ticks_slice_mut()[row] = this_run;
 }
 
 #[cfg(test)]
@@ -208,13 +274,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_problem_has_its_own_bit() {
-        let problems: Vec<Problem> = Problem::all().collect();
-        assert_eq!(problems.len(), 5 + 3 * BehaviourKind::ALL.len());
-        let mut seen = 0u32;
-        for problem in problems {
-            assert_eq!(seen & problem.bit(), 0, "{problem:?} shares a bit");
-            seen |= problem.bit();
+    fn every_problem_is_recorded_on_its_own() {
+        let custom = BehaviourKind::new("orbit");
+        let problems: Vec<Problem> =
+            Problem::all_for(BehaviourKind::BUILT_IN.into_iter().chain([custom])).collect();
+        assert_eq!(problems.len(), 5 + 3 * 6);
+        for problem in &problems {
+            let mut reported = ReportedProblems::default();
+            assert!(reported.insert(*problem));
+            assert!(!reported.insert(*problem));
+            for other in &problems {
+                assert_eq!(reported.contains(*other), other == problem, "{problem:?}");
+            }
+            assert_eq!(reported.iter().collect::<Vec<_>>(), [*problem]);
         }
+        let mut everything = ReportedProblems::default();
+        for problem in &problems {
+            everything.insert(*problem);
+        }
+        assert_eq!(everything.iter().collect::<Vec<_>>(), problems);
     }
 }

@@ -14,25 +14,27 @@
 //! #[derive(Component)]
 //! struct Prey;
 //!
-//! fn hunt(prey: Res<SpatialIndex<Prey>>, hunters: Query<(Entity, &Transform, &mut Pursue)>) {
+//! fn hunt(prey: Neighbours<Prey>, hunters: Query<(Entity, &Transform, &mut Pursue)>) {
 //!     for (hunter, transform, mut pursue) in hunters {
-//!         if let Some(closest) = prey.closest(transform.translation.truncate(), 250.0, Some(hunter)) {
-//!             pursue.target = closest.entity;
-//!         }
+//!         let closest = prey.closest(transform.translation.truncate(), 250.0, Some(hunter));
+//!         pursue.target = closest.map(|prey| prey.entity);
 //!     }
 //! }
 //!
 //! App::new()
 //!     .add_plugins((MinimalPlugins, SteeringPlugin::default(), SpatialIndexPlugin::<Prey>::new(100.0)))
-//!     .add_systems(FixedUpdate, hunt.in_set(SteeringSystems::Decide));
+//!     .add_systems(SteeringSchedule, hunt.in_set(SteeringSystems::Decide));
 //! ```
 
 use core::marker::PhantomData;
 
-use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
+use core::sync::atomic::{AtomicBool, Ordering};
+
+use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
-use crate::plugin::SteeringSystems;
+use crate::Vector;
+use crate::plugin::{SteeringSchedule, SteeringSystems};
 
 /// An entity found by a [`SpatialIndex`] query.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -248,28 +250,22 @@ impl<M> SpatialIndex<M> {
 }
 
 /// Keeps a [`SpatialIndex<M>`] of the entities with marker `M`, rebuilt in
-/// [`SteeringSystems::Index`] of the given schedule ([`FixedUpdate`] by default, as
-/// [`SteeringPlugin`](crate::SteeringPlugin)).
+/// [`SteeringSystems::Index`] of [`SteeringSchedule`], so it always follows the schedule
+/// [`SteeringPlugin`](crate::SteeringPlugin) was given.
 pub struct SpatialIndexPlugin<M> {
     cell_size: f32,
-    schedule: InternedScheduleLabel,
     marker: PhantomData<fn() -> M>,
 }
 
 impl<M: Component> SpatialIndexPlugin<M> {
-    /// Indexes entities with `M` in grid cells `cell_size` wide (about the radius queries use).
+    /// Indexes entities with `M` in grid cells `cell_size` wide: about the radius your queries
+    /// use most (a query then visits about nine cells). Much smaller cells make queries walk many
+    /// empty cells; much larger ones make them test many entities that are too far.
     pub fn new(cell_size: f32) -> Self {
         Self {
             cell_size,
-            schedule: FixedUpdate.intern(),
             marker: PhantomData,
         }
-    }
-
-    /// Rebuilds the index in `schedule`: the one [`SteeringPlugin`](crate::SteeringPlugin) runs in.
-    pub fn in_schedule(mut self, schedule: impl ScheduleLabel) -> Self {
-        self.schedule = schedule.intern();
-        self
     }
 }
 
@@ -277,9 +273,68 @@ impl<M: Component> Plugin for SpatialIndexPlugin<M> {
     fn build(&self, app: &mut App) {
         app.insert_resource(SpatialIndex::<M>::new(self.cell_size))
             .add_systems(
-                self.schedule,
+                SteeringSchedule,
                 rebuild_spatial_index::<M>.in_set(SteeringSystems::Index),
             );
+    }
+}
+
+/// The [`SpatialIndex<M>`] as a system parameter that tells you what is missing: when no
+/// [`SpatialIndexPlugin<M>`] was added, the queries find nothing and an error naming both types is
+/// logged once per system, instead of the system failing to run.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_steer_core::prelude::*;
+///
+/// #[derive(Component)]
+/// struct Prey;
+///
+/// fn count_prey_near_origin(prey: Neighbours<Prey>) -> usize {
+///     prey.within(Vec2::ZERO, 100.0).len()
+/// }
+/// ```
+#[derive(SystemParam)]
+pub struct Neighbours<'w, 's, M: Component> {
+    index: Option<Res<'w, SpatialIndex<M>>>,
+    logged_missing: Local<'s, AtomicBool>,
+}
+
+impl<M: Component> Neighbours<'_, '_, M> {
+    /// The index, or `None` (with the error logged) when its plugin was not added.
+    pub fn index(&self) -> Option<&SpatialIndex<M>> {
+        if self.index.is_none() && !self.logged_missing.swap(true, Ordering::Relaxed) {
+            let marker = core::any::type_name::<M>();
+            error!(
+                "bevy_steer: SpatialIndex<{marker}> does not exist: add \
+                 SpatialIndexPlugin::<{marker}>::new(cell_size) to the app. Until then its \
+                 queries find nothing"
+            );
+        }
+        self.index.as_deref()
+    }
+
+    /// See [`SpatialIndex::for_each_within`].
+    pub fn for_each_within(&self, point: Vector, radius: f32, visit: impl FnMut(Neighbour)) {
+        if let Some(index) = self.index() {
+            index.for_each_within(point, radius, visit);
+        }
+    }
+
+    /// See [`SpatialIndex::within`].
+    pub fn within(&self, point: Vector, radius: f32) -> Vec<Neighbour> {
+        self.index()
+            .map_or_else(Vec::new, |index| index.within(point, radius))
+    }
+
+    /// See [`SpatialIndex::closest`].
+    pub fn closest(
+        &self,
+        point: Vector,
+        radius: f32,
+        exclude: Option<Entity>,
+    ) -> Option<Neighbour> {
+        self.index()?.closest(point, radius, exclude)
     }
 }
 

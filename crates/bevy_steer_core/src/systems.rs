@@ -7,11 +7,12 @@
 use bevy::prelude::*;
 use bevy::tasks::ComputeTaskPool;
 
-use crate::behaviours::{NoTarget, TargetState, TargetedBehaviour, Wander};
+use crate::behaviours::{NoTarget, Seek, SteeringBehaviour, TargetState, Wander};
 use crate::components::{FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, Velocity};
+use crate::events::{Arrived, TargetLost};
 use crate::forces::{self, Boid};
 use crate::lanes::{self, LANES, Vec2x4, lanes_of};
-use crate::problems::{BehaviourKind, Finding, Problem, ReportedProblems, record};
+use crate::problems::{BehaviourKind, Finding, Problem, ReportedProblems, mark_changed, record};
 use crate::rng::SteeringRng;
 
 /// Entities behaviours may aim at: anything with a `Transform`, moving if it has a `Velocity`.
@@ -117,6 +118,7 @@ impl Rows {
             table: self.table,
             row: self.start + row,
             problem,
+            lost_target: None,
         }
     }
 }
@@ -145,8 +147,8 @@ fn chunked<T>(
 }
 
 /// Logs, once per system, that its agents' columns cannot be had as slices. That happens only when
-/// a queried component is stored as a sparse set: never for the steering components and
-/// `Transform`, only for a [`TargetedBehaviour`] of your own declared with sparse-set storage.
+/// a queried component is stored as a sparse set: never for the steering components, `Transform`
+/// or a registered [`SteeringBehaviour`] (registration rejects sparse sets at compile time).
 fn log_not_dense(logged: &mut bool, system: &str) {
     if !*logged {
         *logged = true;
@@ -158,12 +160,12 @@ fn log_not_dense(logged: &mut bool, system: &str) {
     }
 }
 
-type TargetedAgents<'w, 's, B> = Query<
+type BehaviourAgents<'w, 's, B> = Query<
     'w,
     's,
     (
         Entity,
-        &'static B,
+        &'static mut B,
         &'static Transform,
         &'static Velocity,
         &'static MaxSpeed,
@@ -172,24 +174,29 @@ type TargetedAgents<'w, 's, B> = Query<
     ),
 >;
 
-/// Adds the weighted force of behaviour `B` for every agent that has it with a weight other than
-/// zero.
+/// Adds the weighted force of behaviour `B` for every agent on which it is
+/// [active](SteeringBehaviour::active): the system that
+/// [`add_steering_behaviour`](crate::plugin::SteeringAppExt::add_steering_behaviour) schedules.
 ///
-/// `B` must use table storage (the default for components); with sparse-set storage the system
-/// logs an error once and does nothing.
-pub fn apply_targeted_behaviour<B: TargetedBehaviour>(
+/// A target entity that is gone is reported once per agent, forgotten and announced with
+/// [`TargetLost`].
+pub fn apply_behaviour<B: SteeringBehaviour>(
+    mut commands: Commands,
     targets: TargetQuery,
-    mut agents: TargetedAgents<B>,
+    mut agents: BehaviourAgents<B>,
     mut logged_not_dense: Local<bool>,
 ) {
+    let kind = BehaviourKind::of::<B>();
     let Ok(tables) = agents.contiguous_iter_mut() else {
-        return log_not_dense(&mut logged_not_dense, core::any::type_name::<B>());
+        return log_not_dense(&mut logged_not_dense, B::NAME);
     };
     let mut tables: Vec<_> = tables.collect();
     let mut jobs = Vec::new();
     for (table, (_, behaviours, transforms, velocities, max_speeds, steering, problems)) in
         tables.iter_mut().enumerate()
     {
+        // Read here; written (and marked changed) only when a target is forgotten.
+        let behaviours = &*behaviours.bypass_change_detection();
         // Steering is the plugin's own per-step scratch: no change ticks for it.
         let steering = steering.bypass_change_detection();
         let per_task = agents_per_task(steering.len());
@@ -212,16 +219,24 @@ pub fn apply_targeted_behaviour<B: TargetedBehaviour>(
         |(rows, behaviours, transforms, velocities, max_speeds, steering, problems), found| {
             for row in 0..rows.len {
                 let behaviour = &behaviours[row];
-                if behaviour.weight() == 0.0 {
+                if !behaviour.active() {
                     continue;
                 }
                 let agent = boid(&transforms[row], &velocities[row], &max_speeds[row]);
                 let problem = match behaviour.force(&agent, lookup) {
                     Ok(force) => {
-                        add_weighted_force(&mut steering[row], B::KIND, force, behaviour.weight())
+                        add_weighted_force(&mut steering[row], kind, force, behaviour.weight())
                     }
-                    Err(NoTarget::Missing) => Some(Problem::MissingTarget(B::KIND)),
-                    Err(NoTarget::NonFinite) => Some(Problem::NonFiniteTarget(B::KIND)),
+                    Err(NoTarget::Missing(target)) => {
+                        // Always passed on, whether or not it was logged before: the target is
+                        // forgotten and announced after the pass.
+                        found.push(Finding {
+                            lost_target: Some(target),
+                            ..rows.finding(row, Problem::MissingTarget(kind))
+                        });
+                        None
+                    }
+                    Err(NoTarget::NonFinite) => Some(Problem::NonFiniteTarget(kind)),
                     Err(NoTarget::Unset) => None,
                 };
                 if let Some(problem) = problem
@@ -233,8 +248,50 @@ pub fn apply_targeted_behaviour<B: TargetedBehaviour>(
         },
     );
     for finding in findings {
-        let (entities, .., problems) = &mut tables[finding.table];
-        record(problems, entities[finding.row], finding);
+        let (entities, behaviours, .., problems) = &mut tables[finding.table];
+        let entity = entities[finding.row];
+        record(problems, entity, finding);
+        if let Some(target) = finding.lost_target {
+            behaviours.bypass_change_detection()[finding.row].forget_target();
+            mark_changed(behaviours, finding.row);
+            commands.trigger(TargetLost {
+                entity,
+                target,
+                behaviour: kind,
+            });
+        }
+    }
+}
+
+/// Triggers [`Arrived`] for every seeker that came within its arrival tolerance of its target at
+/// no more than its arrival speed this step, once until it is farther than the tolerance again.
+pub fn detect_arrivals(
+    mut commands: Commands,
+    targets: TargetQuery,
+    mut seekers: Query<(Entity, &mut Seek, &Transform, &Velocity, &MaxSpeed)>,
+) {
+    for (entity, mut seek, transform, velocity, max_speed) in &mut seekers {
+        let Some(target) = seek.target.filter(|_| seek.active()) else {
+            continue;
+        };
+        let Ok(position) = target.position(|entity| lookup_target(&targets, entity)) else {
+            continue;
+        };
+        let agent = boid(transform, velocity, max_speed);
+        // The flag is the system's own bookkeeping: not a change anyone needs to see.
+        let seek = seek.bypass_change_detection();
+        if seek.has_arrived(&agent, position) {
+            if !seek.arrived {
+                seek.arrived = true;
+                commands.trigger(Arrived {
+                    entity,
+                    target,
+                    position,
+                });
+            }
+        } else if agent.position.distance(position) > seek.arrival_tolerance {
+            seek.arrived = false;
+        }
     }
 }
 
@@ -304,7 +361,7 @@ pub fn apply_wander(
                 .flatten();
                 for row in group {
                     let wander = &mut wanders[row];
-                    if wander.weight == 0.0 {
+                    if !wander.active() {
                         continue;
                     }
                     let force = match on_lanes {
@@ -319,7 +376,7 @@ pub fn apply_wander(
                     };
                     let weight = wander.weight;
                     if let Some(problem) =
-                        add_weighted_force(&mut steering[row], BehaviourKind::Wander, force, weight)
+                        add_weighted_force(&mut steering[row], BehaviourKind::WANDER, force, weight)
                         && !problems[row].contains(problem)
                     {
                         found.push(rows.finding(row, problem));

@@ -6,10 +6,6 @@ use bevy::prelude::*;
 use bevy_steer_core::prelude::*;
 use common::*;
 
-fn spawn(app: &mut App, bundle: impl Bundle) -> Entity {
-    app.world_mut().spawn(bundle).id()
-}
-
 #[test]
 fn a_new_agent_at_rest_starts_every_behaviour_without_nan() {
     let mut app = create_app(60.0);
@@ -189,12 +185,12 @@ fn a_non_finite_target_or_weight_drops_that_force_only() {
         assert!(velocity(&app, bad_point).x > 1.0);
         let reported = problems(&app, bad_point);
         assert!(
-            reported.contains(Problem::NonFiniteTarget(BehaviourKind::Seek)),
+            reported.contains(Problem::NonFiniteTarget(BehaviourKind::SEEK)),
             "{bad}"
         );
-        assert!(!reported.contains(Problem::NonFiniteTarget(BehaviourKind::Flee)));
+        assert!(!reported.contains(Problem::NonFiniteTarget(BehaviourKind::FLEE)));
         assert!(
-            problems(&app, bad_weight).contains(Problem::NonFiniteForce(BehaviourKind::Wander))
+            problems(&app, bad_weight).contains(Problem::NonFiniteForce(BehaviourKind::WANDER))
         );
     }
 }
@@ -217,9 +213,9 @@ fn a_despawned_target_stops_the_force_and_is_reported() {
     app.world_mut().despawn(prey);
     step_checking(&mut app, 30, |app, _| assert_agents_sane(app));
     for (agent, kind) in [
-        (hunter, BehaviourKind::Pursue),
-        (seeker, BehaviourKind::Seek),
-        (evader, BehaviourKind::Evade),
+        (hunter, BehaviourKind::PURSUE),
+        (seeker, BehaviourKind::SEEK),
+        (evader, BehaviourKind::EVADE),
     ] {
         assert!(
             problems(&app, agent).contains(Problem::MissingTarget(kind)),
@@ -230,18 +226,6 @@ fn a_despawned_target_stops_the_force_and_is_reported() {
     let before = velocity(&app, hunter);
     step(&mut app, 5);
     assert_eq!(velocity(&app, hunter), before);
-}
-
-#[test]
-fn a_placeholder_target_is_idle_and_silent() {
-    let mut app = create_app(60.0);
-    let agent = spawn(
-        &mut app,
-        (at(0.0, 0.0), Pursue::default(), Evade::default()),
-    );
-    step(&mut app, 10);
-    assert_eq!(position(&app, agent), Vec2::ZERO);
-    assert!(problems(&app, agent).is_empty());
 }
 
 #[test]
@@ -314,8 +298,8 @@ fn non_finite_motion_is_stopped_and_does_not_spread() {
     assert_eq!(position(&app, fast), Vec2::ZERO);
     assert!(position(&app, hunter).is_finite());
     assert!(velocity(&app, hunter).is_finite());
-    assert!(problems(&app, hunter).contains(Problem::NonFiniteTarget(BehaviourKind::Pursue)));
-    assert!(problems(&app, hunter).contains(Problem::NonFiniteTarget(BehaviourKind::Evade)));
+    assert!(problems(&app, hunter).contains(Problem::NonFiniteTarget(BehaviourKind::PURSUE)));
+    assert!(problems(&app, hunter).contains(Problem::NonFiniteTarget(BehaviourKind::EVADE)));
 }
 
 #[test]
@@ -332,44 +316,4 @@ fn a_non_finite_custom_force_is_dropped() {
     step(&mut app, 1);
     assert_eq!(velocity(&app, agent), Vec2::new(10.0, 0.0));
     assert!(problems(&app, agent).contains(Problem::NonFiniteSteering));
-}
-
-/// A behaviour of the user's own, stored as a sparse set (which the systems cannot step table by
-/// table).
-#[derive(Component)]
-#[component(storage = "SparseSet")]
-#[require(Steering)]
-struct SparsePush;
-
-impl TargetedBehaviour for SparsePush {
-    const KIND: BehaviourKind = BehaviourKind::Seek;
-
-    fn weight(&self) -> f32 {
-        1.0
-    }
-
-    fn force(
-        &self,
-        _boid: &bevy_steer_core::forces::Boid,
-        _lookup: impl Fn(Entity) -> Option<bevy_steer_core::behaviours::TargetState>,
-    ) -> Result<Vec2, bevy_steer_core::behaviours::NoTarget> {
-        Ok(Vec2::X * 100.0)
-    }
-}
-
-#[test]
-fn a_sparse_set_behaviour_is_skipped_without_panicking() {
-    let mut app = create_app(60.0);
-    app.add_systems(
-        FixedUpdate,
-        bevy_steer_core::systems::apply_targeted_behaviour::<SparsePush>
-            .in_set(SteeringSystems::CustomForces),
-    );
-    let pushed = spawn(&mut app, (at(0.0, 0.0), SparsePush));
-    let wanderer = spawn(&mut app, (at(0.0, 0.0), Wander::default()));
-    step(&mut app, 10);
-    // The sparse behaviour does nothing (and says so in the log); the rest of the plugin runs.
-    assert_eq!(velocity(&app, pushed), Vec2::ZERO);
-    assert_ne!(velocity(&app, wanderer), Vec2::ZERO);
-    assert_agents_sane(&mut app);
 }

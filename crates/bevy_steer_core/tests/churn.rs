@@ -31,10 +31,6 @@ fn pick(rng: &mut Xoshiro128PlusPlus, entities: &[Entity]) -> Entity {
     entities[rng.random_range(0..entities.len())]
 }
 
-fn spawn(app: &mut App, bundle: impl Bundle) -> Entity {
-    app.world_mut().spawn(bundle).id()
-}
-
 /// An agent at rest at `start` seeking `target` with arrival.
 fn spawn_seeker(app: &mut App, start: Vec2, target: Vec2) -> Entity {
     spawn(
@@ -136,7 +132,7 @@ fn pursuers_and_evaders_survive_targets_spawned_and_despawned_every_step() {
             // Transients wander while evading a hunter and pursuing one another.
             let start = random_point(&mut rng, 300.0);
             let evaded = pick(&mut rng, &hunters);
-            let pursued = transients.last().copied().unwrap_or(Entity::PLACEHOLDER);
+            let pursued = transients.last().copied();
             let transient = spawn(
                 &mut app,
                 (
@@ -144,7 +140,10 @@ fn pursuers_and_evaders_survive_targets_spawned_and_despawned_every_step() {
                     Velocity(random_point(&mut rng, 100.0)),
                     Wander::default(),
                     Evade::new(evaded),
-                    Pursue::new(pursued),
+                    Pursue {
+                        target: pursued,
+                        ..default()
+                    },
                 ),
             );
             transients.push(transient);

@@ -261,7 +261,8 @@ const CHILD_THREADS: &str = "BEVY_STEER_TEST_COMPUTE_THREADS";
 /// holds three agents, fewer than the four SIMD lanes.
 const CROWD: usize = 4 * 1024 + 3;
 
-/// Final positions of a crowd of wanderers after `steps`, in this process's compute pool.
+/// Final positions of a crowd of wanderers, who also orbit the origin by a registered behaviour of
+/// the test's own, after `steps`, in this process's compute pool.
 fn crowd_after(seed: u64, threads: usize, steps: u32) -> Vec<Vec2> {
     // Bevy's compute pool is global to the process: the first app sets its size for good.
     let mut task_pool_options = TaskPoolOptions::default();
@@ -271,7 +272,8 @@ fn crowd_after(seed: u64, threads: usize, steps: u32) -> Vec<Vec2> {
     app.add_plugins((
         MinimalPlugins.set(TaskPoolPlugin { task_pool_options }),
         SteeringPlugin::default().with_seed(seed),
-    ));
+    ))
+    .add_steering_behaviour::<Orbit>();
     let step_length = std::time::Duration::from_secs_f64(1.0 / 60.0);
     app.insert_resource(Time::<Fixed>::from_duration(step_length))
         .insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(step_length));
@@ -285,7 +287,14 @@ fn crowd_after(seed: u64, threads: usize, steps: u32) -> Vec<Vec2> {
                 WanderFrame::Heading
             };
             app.world_mut()
-                .spawn((at(index as f32, 0.0), Wander::default().with_frame(frame)))
+                .spawn((
+                    at(index as f32, 0.0),
+                    Wander::default().with_frame(frame),
+                    Orbit {
+                        weight: 0.5,
+                        ..Orbit::new(300.0)
+                    },
+                ))
                 .id()
         })
         .collect();

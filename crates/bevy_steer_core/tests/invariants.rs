@@ -113,8 +113,8 @@ enum TargetSpec {
     Agent(usize),
     /// An entity despawned before the first step.
     Despawned,
-    /// `Entity::PLACEHOLDER`: no target on purpose.
-    Placeholder,
+    /// `None`: no target on purpose.
+    Unset,
 }
 
 fn target_spec() -> impl Strategy<Value = TargetSpec> {
@@ -123,7 +123,7 @@ fn target_spec() -> impl Strategy<Value = TargetSpec> {
         1 => (0..MAX_AGENTS).prop_map(TargetSpec::StartOf),
         2 => (0..MAX_AGENTS).prop_map(TargetSpec::Agent),
         1 => Just(TargetSpec::Despawned),
-        1 => Just(TargetSpec::Placeholder),
+        1 => Just(TargetSpec::Unset),
     ]
 }
 
@@ -196,16 +196,16 @@ impl BehaviourSpecs {
     fn targeted(&self) -> Vec<(BehaviourKind, f32, TargetSpec)> {
         let mut targeted = Vec::new();
         if let Some((seek, target)) = self.seek {
-            targeted.push((BehaviourKind::Seek, seek.weight, target));
+            targeted.push((BehaviourKind::SEEK, seek.weight, target));
         }
         if let Some((flee, target)) = self.flee {
-            targeted.push((BehaviourKind::Flee, flee.weight, target));
+            targeted.push((BehaviourKind::FLEE, flee.weight, target));
         }
         if let Some((pursue, target)) = self.pursue {
-            targeted.push((BehaviourKind::Pursue, pursue.weight, target));
+            targeted.push((BehaviourKind::PURSUE, pursue.weight, target));
         }
         if let Some((evade, target)) = self.evade {
-            targeted.push((BehaviourKind::Evade, evade.weight, target));
+            targeted.push((BehaviourKind::EVADE, evade.weight, target));
         }
         targeted
     }
@@ -273,6 +273,7 @@ fn wander() -> impl Strategy<Value = Wander> {
                 frame,
                 method,
                 weight,
+                enabled: true,
             },
         )
 }
@@ -464,14 +465,14 @@ impl Scene {
         scene
     }
 
-    fn aim(&self, target: TargetSpec, despawned: Entity) -> Target {
-        match target {
+    fn aim(&self, target: TargetSpec, despawned: Entity) -> Option<Target> {
+        Some(match target {
             TargetSpec::Point(point) => Target::Point(point),
             TargetSpec::StartOf(index) => Target::Point(self.starts[self.spec.agent_index(index)]),
             TargetSpec::Agent(index) => Target::Entity(self.agents[self.spec.agent_index(index)]),
             TargetSpec::Despawned => Target::Entity(despawned),
-            TargetSpec::Placeholder => Target::Entity(Entity::PLACEHOLDER),
-        }
+            TargetSpec::Unset => return None,
+        })
     }
 
     fn target_status(&self, target: TargetSpec) -> TargetStatus {
@@ -495,7 +496,7 @@ impl Scene {
                 )
             }
             TargetSpec::Despawned => TargetStatus::Missing,
-            TargetSpec::Placeholder => TargetStatus::Unset,
+            TargetSpec::Unset => TargetStatus::Unset,
         }
     }
 
@@ -516,7 +517,7 @@ impl Scene {
                     scalars.extend(self.spec.agents[other].body.scalars());
                     scalars.extend(self.starts[other].to_array());
                 }
-                TargetSpec::Despawned | TargetSpec::Placeholder => {}
+                TargetSpec::Despawned | TargetSpec::Unset => {}
             }
         }
         scalars
@@ -565,9 +566,9 @@ impl Scene {
             .map(|(kind, _, _)| kind)
             .collect();
         if let Some(wander) = agent.behaviours.wander {
-            kinds.push(BehaviourKind::Wander);
+            kinds.push(BehaviourKind::WANDER);
             if !wander.weight.is_finite() {
-                required.insert(Problem::NonFiniteForce(BehaviourKind::Wander));
+                required.insert(Problem::NonFiniteForce(BehaviourKind::WANDER));
             }
         }
         // With extreme numbers a force, their sum or a move may overflow: the systems then drop
@@ -582,17 +583,17 @@ impl Scene {
 }
 
 /// A target for pursue and evade, which take an entity: a point becomes a static entity there.
-fn target_entity(world: &mut World, target: Target) -> Entity {
-    match target {
+fn target_entity(world: &mut World, target: Option<Target>) -> Option<Entity> {
+    Some(match target? {
         Target::Point(point) => world
             .spawn(Transform::from_translation(point.extend(0.0)))
             .id(),
         Target::Entity(entity) => entity,
-    }
+    })
 }
 
 /// What the checks read from an agent after each step.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct AgentState {
     translation: Vec3,
     rotation: Quat,

@@ -20,13 +20,13 @@
 //! computed by the same functions the simulation uses.
 
 use bevy::color::palettes::css;
+use bevy::ecs::system::SystemState;
+use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
-use bevy_steer_core::behaviours::{
-    Evade, Flee, Pursue, Seek, TargetedBehaviour, Wander, WanderMethod,
-};
-use bevy_steer_core::components::{MaxSpeed, Steering, Velocity};
+use bevy_steer_core::behaviours::{Wander, WanderMethod};
+use bevy_steer_core::components::{Steering, Velocity};
 use bevy_steer_core::problems::BehaviourKind;
-use bevy_steer_core::systems::{TargetQuery, boid, lookup_target};
+use bevy_steer_core::{SteeringBehaviours, Vector};
 
 /// The gizmo config group of the steering debug drawing, with its own settings.
 #[derive(Reflect, GizmoConfigGroup, Clone, Debug)]
@@ -41,9 +41,10 @@ pub struct SteeringGizmos {
     pub wander_circle: bool,
     /// Colour of the velocity arrows. Default white.
     pub velocity_color: Color,
-    /// Colours of the behaviours' forces, in [`BehaviourKind::ALL`] order. Default the tutorials':
-    /// grey wander, green seek, purple flee, orange pursuit, red evade.
-    pub behaviour_colors: [Color; 5],
+    /// Colours of the behaviours' forces. The built-in ones default to the tutorials' colours:
+    /// grey wander, green seek, purple flee, orange pursuit, red evade. A behaviour not listed is
+    /// drawn in a colour of its own derived from its name (see [`color`](Self::color)).
+    pub behaviour_colors: HashMap<BehaviourKind, Color>,
 }
 
 impl Default for SteeringGizmos {
@@ -54,41 +55,51 @@ impl Default for SteeringGizmos {
             wander_circle: true,
             velocity_color: Color::WHITE,
             behaviour_colors: [
-                css::GRAY.into(),
-                css::LIME.into(),
-                css::MEDIUM_PURPLE.into(),
-                css::ORANGE.into(),
-                css::RED.into(),
-            ],
+                (BehaviourKind::WANDER, css::GRAY.into()),
+                (BehaviourKind::SEEK, css::LIME.into()),
+                (BehaviourKind::FLEE, css::MEDIUM_PURPLE.into()),
+                (BehaviourKind::PURSUE, css::ORANGE.into()),
+                (BehaviourKind::EVADE, css::RED.into()),
+            ]
+            .into_iter()
+            .collect(),
         }
     }
 }
 
 impl SteeringGizmos {
-    /// The colour `kind`'s force is drawn in.
+    /// The colour `kind`'s force is drawn in: the one in
+    /// [`behaviour_colors`](Self::behaviour_colors), or else a bright hue picked from the
+    /// behaviour's name, the same on every run.
     pub fn color(&self, kind: BehaviourKind) -> Color {
-        self.behaviour_colors[BehaviourKind::ALL
-            .iter()
-            .position(|&k| k == kind)
-            .expect("ALL lists every kind")]
+        self.behaviour_colors
+            .get(&kind)
+            .copied()
+            .unwrap_or_else(|| {
+                // FNV-1a over the name: a stable hash, so a behaviour keeps its colour between runs.
+                let hash = kind.name().bytes().fold(0x811c_9dc5_u32, |hash, byte| {
+                    (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+                });
+                Color::hsl((hash % 360) as f32, 0.85, 0.6)
+            })
+    }
+
+    /// Draws `kind`'s force in `color`.
+    pub fn set_color(&mut self, kind: BehaviourKind, color: impl Into<Color>) -> &mut Self {
+        self.behaviour_colors.insert(kind, color.into());
+        self
     }
 }
 
-/// Draws steering forces with gizmos of the [`SteeringGizmos`] group, in `Update`.
+/// Draws steering forces with gizmos of the [`SteeringGizmos`] group, in `Update`: every frame,
+/// from the agents' current state, whatever schedule the steering runs in.
 pub struct SteeringDebugPlugin;
 
 impl Plugin for SteeringDebugPlugin {
     fn build(&self, app: &mut App) {
         app.init_gizmo_group::<SteeringGizmos>().add_systems(
             Update,
-            (
-                draw_velocities,
-                draw_wander,
-                draw_targeted::<Seek>,
-                draw_targeted::<Flee>,
-                draw_targeted::<Pursue>,
-                draw_targeted::<Evade>,
-            )
+            (draw_velocities, draw_behaviour_forces, draw_wander_circles)
                 .run_if(steering_gizmos_enabled),
         );
     }
@@ -100,8 +111,8 @@ pub fn steering_gizmos_enabled(store: Res<GizmoConfigStore>) -> bool {
 }
 
 /// An arrow from `start` along `vector`, unless the vector is zero or not finite.
-fn arrow(gizmos: &mut Gizmos<SteeringGizmos>, start: Vec2, vector: Vec2, color: Color) {
-    if vector != Vec2::ZERO && vector.is_finite() && start.is_finite() {
+fn arrow(gizmos: &mut Gizmos<SteeringGizmos>, start: Vector, vector: Vector, color: Color) {
+    if vector != Vector::ZERO && vector.is_finite() && start.is_finite() {
         gizmos
             .arrow_2d(start, start + vector, color)
             .with_tip_length(6.0);
@@ -126,51 +137,63 @@ fn draw_velocities(
     }
 }
 
-fn draw_targeted<B: TargetedBehaviour>(
-    mut gizmos: Gizmos<SteeringGizmos>,
-    targets: TargetQuery,
-    agents: Query<(&B, &Transform, &Velocity, &MaxSpeed)>,
+/// Draws the weighted force of every registered behaviour, built-in or your own, as its system
+/// computes it (the same functions), in the behaviour's colour.
+fn draw_behaviour_forces(
+    world: &mut World,
+    gizmos: &mut SystemState<Gizmos<SteeringGizmos>>,
+    mut forces: Local<Vec<(Vector, Vector)>>,
+    mut arrows: Local<Vec<(Vector, Vector, Color)>>,
 ) {
-    let (scale, color) = (
-        gizmos.config_ext.force_scale,
-        gizmos.config_ext.color(B::KIND),
-    );
-    for (behaviour, transform, velocity, max_speed) in &agents {
-        if let Ok(force) = behaviour.force(&boid(transform, velocity, max_speed), |entity| {
-            lookup_target(&targets, entity)
-        }) {
-            let start = transform.translation.truncate();
-            arrow(
-                &mut gizmos,
-                start,
-                force * behaviour.weight() * scale,
-                color,
+    let config = world
+        .resource::<GizmoConfigStore>()
+        .config::<SteeringGizmos>()
+        .1
+        .clone();
+    arrows.clear();
+    world.try_resource_scope(|world, behaviours: Mut<SteeringBehaviours>| {
+        for behaviour in behaviours.iter() {
+            forces.clear();
+            behaviour.weighted_forces(world, &mut forces);
+            let color = config.color(behaviour.kind());
+            arrows.extend(
+                forces
+                    .iter()
+                    .map(|&(start, force)| (start, force * config.force_scale, color)),
             );
         }
+    });
+    // The gizmo group exists (the plugin adds it), so the parameter is always valid.
+    if let Ok(mut gizmos_now) = gizmos.get_mut(world) {
+        for &(start, vector, color) in arrows.iter() {
+            arrow(&mut gizmos_now, start, vector, color);
+        }
     }
+    gizmos.apply(world);
 }
 
-fn draw_wander(
+/// The tutorial's figure for each wanderer: the circle ahead and the displacement from its centre.
+fn draw_wander_circles(
     mut gizmos: Gizmos<SteeringGizmos>,
-    agents: Query<(&Wander, &Transform, &Velocity, &MaxSpeed)>,
+    agents: Query<(&Wander, &Transform, &Velocity)>,
 ) {
     let config = gizmos.config_ext.clone();
-    let color = config.color(BehaviourKind::Wander);
-    for (wander, transform, velocity, max_speed) in &agents {
-        let position = transform.translation.truncate();
+    if !config.wander_circle {
+        return;
+    }
+    let color = config.color(BehaviourKind::WANDER);
+    for (wander, transform, velocity) in &agents {
+        if !wander.active() || wander.method != WanderMethod::Circle {
+            continue;
+        }
         let weighted_scale = wander.weight * config.force_scale;
-        let force = wander.force(&boid(transform, velocity, max_speed)) * weighted_scale;
-        arrow(&mut gizmos, position, force, color);
-        if config.wander_circle && wander.method == WanderMethod::Circle {
-            // The tutorial's figure: the circle ahead, and the displacement from its centre.
-            let centre =
-                position + velocity.normalize_or_zero() * wander.circle_distance * weighted_scale;
-            let radius = wander.circle_radius * weighted_scale;
-            let displacement = wander.displacement_direction(velocity.0) * radius;
-            if centre.is_finite() && radius.is_finite() && radius > 0.0 {
-                gizmos.circle_2d(centre, radius, color.with_alpha(0.5));
-                gizmos.line_2d(centre, centre + displacement, color);
-            }
+        let centre = transform.translation.truncate()
+            + velocity.normalize_or_zero() * wander.circle_distance * weighted_scale;
+        let radius = wander.circle_radius * weighted_scale;
+        let displacement = wander.displacement_direction(velocity.0) * radius;
+        if centre.is_finite() && radius.is_finite() && radius > 0.0 {
+            gizmos.circle_2d(centre, radius, color.with_alpha(0.5));
+            gizmos.line_2d(centre, centre + displacement, color);
         }
     }
 }

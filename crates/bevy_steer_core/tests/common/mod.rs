@@ -37,7 +37,10 @@ pub fn create_app_with_step(step: Duration, plugin: SteeringPlugin) -> App {
     app.insert_resource(Time::<Fixed>::from_duration(step))
         .insert_resource(TimeUpdateStrategy::ManualDuration(step))
         .init_resource::<StepCount>()
-        .add_systems(FixedUpdate, count_step.after(SteeringSystems::Integrate));
+        .add_systems(
+            SteeringSchedule,
+            count_step.after(SteeringSystems::Integrate),
+        );
     app
 }
 
@@ -71,6 +74,10 @@ pub fn step_checking(app: &mut App, steps: u32, mut check: impl FnMut(&mut App, 
     }
 }
 
+pub fn spawn(app: &mut App, bundle: impl Bundle) -> Entity {
+    app.world_mut().spawn(bundle).id()
+}
+
 pub fn position(app: &App, entity: Entity) -> Vec2 {
     app.world()
         .get::<Transform>(entity)
@@ -87,9 +94,10 @@ pub fn velocity(app: &App, entity: Entity) -> Vec2 {
 }
 
 pub fn problems(app: &App, entity: Entity) -> ReportedProblems {
-    *app.world()
+    app.world()
         .get::<ReportedProblems>(entity)
         .expect("agent has ReportedProblems")
+        .clone()
 }
 
 pub fn at(x: f32, y: f32) -> Transform {
@@ -116,5 +124,43 @@ pub fn assert_agents_sane(app: &mut App) {
             "{entity}: speed {} above {limit}",
             velocity.length()
         );
+    }
+}
+
+/// A behaviour of a game's own, as a user would write one: circle `centre` at `radius`,
+/// counter-clockwise, by seeking a point ahead on the circle.
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[require(Steering)]
+pub struct Orbit {
+    pub centre: Vec2,
+    pub radius: f32,
+    pub weight: f32,
+}
+
+impl Orbit {
+    pub fn new(radius: f32) -> Self {
+        Self {
+            centre: Vec2::ZERO,
+            radius,
+            weight: 1.0,
+        }
+    }
+}
+
+impl SteeringBehaviour for Orbit {
+    const NAME: &'static str = "orbit";
+
+    fn weight(&self) -> f32 {
+        self.weight
+    }
+
+    fn force(
+        &self,
+        agent: &bevy_steer_core::forces::Boid,
+        _lookup: impl Fn(Entity) -> Option<TargetState>,
+    ) -> Result<Vec2, NoTarget> {
+        let out = bevy_steer_core::forces::direction_or_zero(agent.position - self.centre);
+        let ahead = self.centre + out * self.radius + out.perp() * self.radius * 0.5;
+        Ok(bevy_steer_core::forces::seek(agent, ahead, 0.0))
     }
 }

@@ -1,0 +1,110 @@
+//! Seek with arrival.
+
+use bevy::prelude::*;
+
+use super::{NoTarget, SteeringBehaviour, Target, TargetState, weight_and_switch_builders};
+use crate::Vector;
+use crate::components::Steering;
+use crate::forces::{self, Boid};
+
+/// Seek a target, slowing down inside `slowing_radius` to arrive at rest (seek with arrival).
+///
+/// When the agent comes within `arrival_tolerance` of its target at a speed of at most
+/// `arrival_speed`, [`Arrived`](crate::events::Arrived) is triggered, once; it can fire again after
+/// the agent has been farther than the tolerance.
+///
+/// The default has no target and idles.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Default, Debug, PartialEq, Clone)]
+#[require(Steering)]
+pub struct Seek {
+    /// Where to go; `None` idles.
+    #[entities]
+    pub target: Option<Target>,
+    /// Inside this distance of the target the desired speed falls linearly to zero. `0.0` is plain
+    /// seek, which overshoots and comes back. Default `100.0`.
+    pub slowing_radius: f32,
+    /// How close to the target counts as arrived. Default `2.0` units.
+    pub arrival_tolerance: f32,
+    /// The highest speed at which an agent within the tolerance counts as arrived. Default `10.0`
+    /// units per second.
+    pub arrival_speed: f32,
+    /// Factor on the force. Default `1.0`.
+    pub weight: f32,
+    /// Whether the behaviour acts. Default `true`.
+    pub enabled: bool,
+    /// Whether [`Arrived`](crate::events::Arrived) fired since the agent was last farther than
+    /// the tolerance: the plugin's bookkeeping. Set it to `false` to have it fire again. Default
+    /// `false`.
+    pub arrived: bool,
+}
+
+impl Default for Seek {
+    fn default() -> Self {
+        Self {
+            target: None,
+            slowing_radius: 100.0,
+            arrival_tolerance: 2.0,
+            arrival_speed: 10.0,
+            weight: 1.0,
+            enabled: true,
+            arrived: false,
+        }
+    }
+}
+
+impl Seek {
+    /// Seek `target` (a `Vec2` point or an `Entity`) with the default slowing radius.
+    pub fn new(target: impl Into<Target>) -> Self {
+        Self {
+            target: Some(target.into()),
+            ..default()
+        }
+    }
+
+    /// Sets the slowing radius.
+    pub fn with_slowing_radius(mut self, slowing_radius: f32) -> Self {
+        self.slowing_radius = slowing_radius;
+        self
+    }
+
+    /// Sets the distance and the speed under which the agent counts as arrived.
+    pub fn with_arrival(mut self, tolerance: f32, speed: f32) -> Self {
+        self.arrival_tolerance = tolerance;
+        self.arrival_speed = speed;
+        self
+    }
+
+    /// Whether `agent` counts as arrived at `target`.
+    pub fn has_arrived(&self, agent: &Boid, target: Vector) -> bool {
+        agent.position.distance(target) <= self.arrival_tolerance
+            && agent.velocity.length() <= self.arrival_speed
+    }
+}
+
+weight_and_switch_builders!(Seek);
+
+impl SteeringBehaviour for Seek {
+    const NAME: &'static str = "seek";
+
+    fn weight(&self) -> f32 {
+        self.weight
+    }
+
+    fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    fn force(
+        &self,
+        agent: &Boid,
+        lookup: impl Fn(Entity) -> Option<TargetState>,
+    ) -> Result<Vector, NoTarget> {
+        let target = self.target.ok_or(NoTarget::Unset)?.position(lookup)?;
+        Ok(forces::seek(agent, target, self.slowing_radius))
+    }
+
+    fn forget_target(&mut self) {
+        self.target = None;
+    }
+}

@@ -1,0 +1,36 @@
+//! Events a game can observe: a target that is gone, an agent that arrived.
+//!
+//! Both are [`EntityEvent`]s triggered on the agent after the step that found them; watch them
+//! with a global observer (`app.add_observer(|lost: On<TargetLost>| ...)`) or one on the agent
+//! (`commands.spawn(...).observe(...)`).
+
+use bevy::prelude::*;
+
+use crate::Vector;
+use crate::behaviours::Target;
+use crate::problems::BehaviourKind;
+
+/// A behaviour's target entity was despawned (or lost its `Transform`). Triggered once per loss:
+/// the behaviour then forgets the target and idles until it is given another.
+#[derive(EntityEvent, Clone, Copy, Debug, PartialEq)]
+pub struct TargetLost {
+    /// The agent whose behaviour lost its target.
+    pub entity: Entity,
+    /// The target that is gone.
+    pub target: Entity,
+    /// Which behaviour lost it.
+    pub behaviour: BehaviourKind,
+}
+
+/// An agent came within its [`Seek`](crate::behaviours::Seek)'s `arrival_tolerance` of the target
+/// at a speed of at most its `arrival_speed`. Triggered once; again only after the agent has been
+/// farther than the tolerance.
+#[derive(EntityEvent, Clone, Copy, Debug, PartialEq)]
+pub struct Arrived {
+    /// The agent that arrived.
+    pub entity: Entity,
+    /// The target it was seeking.
+    pub target: Target,
+    /// Where the target was.
+    pub position: Vector,
+}

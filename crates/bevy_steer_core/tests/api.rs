@@ -1,0 +1,410 @@
+//! The API a game builds on: one schedule, registered behaviours of its own, switches, ranges,
+//! events, and entity targets that survive cloning.
+
+mod common;
+
+use std::time::Duration;
+
+use bevy::ecs::entity::{EntityCloner, EntityHashMap};
+use bevy::ecs::schedule::ScheduleLabel;
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_steer_core::plugin::misplaced_steering_systems;
+use bevy_steer_core::prelude::*;
+use common::*;
+
+#[derive(Component)]
+struct Marked;
+
+#[derive(Resource, Default)]
+struct Found(Vec<usize>);
+
+#[test]
+fn the_spatial_index_follows_the_schedule_the_plugin_was_given() {
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        SteeringPlugin::new(Update),
+        SpatialIndexPlugin::<Marked>::new(50.0),
+    ))
+    .init_resource::<Found>()
+    .add_systems(
+        SteeringSchedule,
+        (|index: Neighbours<Marked>, mut found: ResMut<Found>| {
+            found.0.push(index.within(Vec2::ZERO, 100.0).len());
+        })
+        .in_set(SteeringSystems::Decide),
+    );
+    // Steps far shorter than a fixed step: FixedUpdate never runs, Update does every frame.
+    app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(1)));
+    app.world_mut().spawn((at(10.0, 0.0), Marked));
+    for _ in 0..3 {
+        app.update();
+    }
+    assert_eq!(app.world().resource::<SteeringStepStats>().steps, 3);
+    assert_eq!(app.world().resource::<Found>().0, [1, 1, 1]);
+}
+
+#[test]
+fn steering_sets_in_another_schedule_are_found() {
+    let mut app = create_app(60.0);
+    app.add_systems(FixedUpdate, (|| {}).in_set(SteeringSystems::Decide));
+    app.add_systems(SteeringSchedule, (|| {}).in_set(SteeringSystems::Decide));
+    let misplaced = misplaced_steering_systems(app.world().resource::<Schedules>());
+    assert_eq!(misplaced.len(), 1, "{misplaced:?}");
+    assert_eq!(misplaced[0].0, FixedUpdate.intern());
+    assert_eq!(misplaced[0].1, SteeringSystems::Decide);
+}
+
+#[test]
+fn a_missing_spatial_index_finds_nothing_instead_of_failing() {
+    let mut app = create_app(60.0);
+    app.init_resource::<Found>().add_systems(
+        SteeringSchedule,
+        (|index: Neighbours<Marked>, mut found: ResMut<Found>| {
+            found.0.push(index.within(Vec2::ZERO, 100.0).len());
+            assert!(index.closest(Vec2::ZERO, 100.0, None).is_none());
+        })
+        .in_set(SteeringSystems::Decide),
+    );
+    app.world_mut().spawn((at(10.0, 0.0), Marked));
+    step(&mut app, 2);
+    assert_eq!(app.world().resource::<Found>().0, [0, 0]);
+}
+
+fn orbit_app() -> App {
+    let mut app = create_app(60.0);
+    app.add_steering_behaviour::<Orbit>();
+    app
+}
+
+#[test]
+fn a_registered_behaviour_is_stepped_and_weighted() {
+    let mut app = orbit_app();
+    let agents = [0.0, 1.0, 2.0].map(|weight| {
+        spawn(
+            &mut app,
+            (
+                at(300.0, 0.0),
+                MaxForce(10_000.0),
+                Orbit {
+                    weight,
+                    ..Orbit::new(300.0)
+                },
+            ),
+        )
+    });
+    step(&mut app, 1);
+    let [off, single, double] = agents.map(|agent| velocity(&app, agent));
+    assert_eq!(off, Vec2::ZERO, "a zero weight adds no force");
+    assert!(single.y > 0.0, "turns counter-clockwise: {single}");
+    assert!(
+        double.abs_diff_eq(single * 2.0, 1e-3),
+        "weight 2 doubles the force: {single} {double}"
+    );
+    // Over time the agent circles the centre near the radius.
+    let agent = agents[1];
+    let mut angle_travelled = 0.0;
+    let mut previous = position(&app, agent);
+    step_checking(&mut app, 1200, |app, _| {
+        let now = position(app, agent);
+        angle_travelled += previous.angle_to(now);
+        previous = now;
+    });
+    assert!(angle_travelled > std::f32::consts::TAU, "{angle_travelled}");
+    let distance = position(&app, agent).length();
+    assert!((200.0..450.0).contains(&distance), "{distance}");
+}
+
+#[test]
+fn a_registered_behaviour_is_listed_after_the_built_in_ones_and_its_forces_can_be_drawn() {
+    let mut app = orbit_app();
+    // Registering twice changes nothing.
+    app.add_steering_behaviour::<Orbit>();
+    let kinds: Vec<BehaviourKind> = app
+        .world()
+        .resource::<SteeringBehaviours>()
+        .kinds()
+        .collect();
+    let mut expected = BehaviourKind::BUILT_IN.to_vec();
+    expected.push(BehaviourKind::of::<Orbit>());
+    assert_eq!(kinds, expected);
+
+    spawn(&mut app, (at(300.0, 0.0), Orbit::new(300.0)));
+    spawn(
+        &mut app,
+        (
+            at(0.0, 300.0),
+            Orbit {
+                weight: 0.0,
+                ..Orbit::new(300.0)
+            },
+        ),
+    );
+    let world = app.world_mut();
+    let mut forces = Vec::new();
+    world.resource_scope(|world, behaviours: Mut<SteeringBehaviours>| {
+        let orbit = behaviours.iter().last().unwrap();
+        orbit.weighted_forces(world, &mut forces);
+    });
+    assert_eq!(forces.len(), 1, "only the active one: {forces:?}");
+    assert_eq!(forces[0].0, Vec2::new(300.0, 0.0));
+    assert!(forces[0].1.y > 0.0);
+}
+
+#[test]
+fn a_registered_behaviour_reports_bad_input_under_its_own_name() {
+    let mut app = orbit_app();
+    let agent = spawn(
+        &mut app,
+        (
+            at(100.0, 0.0),
+            Orbit {
+                weight: f32::NAN,
+                ..Orbit::new(50.0)
+            },
+        ),
+    );
+    step_checking(&mut app, 10, |app, _| assert_agents_sane(app));
+    let reported: Vec<Problem> = problems(&app, agent).iter().collect();
+    assert_eq!(
+        reported,
+        [Problem::NonFiniteForce(BehaviourKind::new("orbit"))]
+    );
+    assert_eq!(velocity(&app, agent), Vec2::ZERO);
+    assert!(reported[0].to_string().contains("orbit"), "{}", reported[0]);
+}
+
+#[test]
+fn a_disabled_behaviour_keeps_its_tuning_and_resumes() {
+    let mut app = create_app(60.0);
+    let seeker = spawn(
+        &mut app,
+        (
+            at(0.0, 0.0),
+            Seek::new(Vec2::new(500.0, 0.0))
+                .with_weight(0.7)
+                .with_enabled(false),
+        ),
+    );
+    let archetype = app.world().entity(seeker).archetype().id();
+    step(&mut app, 30);
+    assert_eq!(position(&app, seeker), Vec2::ZERO);
+    app.world_mut().get_mut::<Seek>(seeker).unwrap().enabled = true;
+    step(&mut app, 30);
+    assert!(position(&app, seeker).x > 0.0);
+    let seek = app.world().get::<Seek>(seeker).unwrap();
+    assert_eq!((seek.weight, seek.slowing_radius), (0.7, 100.0));
+    assert_eq!(app.world().entity(seeker).archetype().id(), archetype);
+}
+
+#[test]
+fn every_default_behaviour_idles() {
+    let mut app = create_app(60.0);
+    let agent = spawn(
+        &mut app,
+        (
+            at(50.0, 50.0),
+            Seek::default(),
+            Flee::default(),
+            Pursue::default(),
+            Evade::default(),
+        ),
+    );
+    step(&mut app, 30);
+    assert_eq!(position(&app, agent), Vec2::new(50.0, 50.0));
+    assert!(problems(&app, agent).is_empty());
+}
+
+#[test]
+fn flee_and_evade_act_only_within_their_panic_distance() {
+    let mut app = create_app(60.0);
+    let threat = spawn(&mut app, at(0.0, 0.0));
+    let far_fleer = spawn(
+        &mut app,
+        (
+            at(200.0, 0.0),
+            Flee::new(Vec2::ZERO).with_panic_distance(100.0),
+        ),
+    );
+    let near_fleer = spawn(
+        &mut app,
+        (
+            at(50.0, 0.0),
+            Flee::new(Vec2::ZERO).with_panic_distance(100.0),
+        ),
+    );
+    let far_evader = spawn(
+        &mut app,
+        (
+            at(0.0, 200.0),
+            Evade::new(threat).with_panic_distance(100.0),
+        ),
+    );
+    let near_evader = spawn(
+        &mut app,
+        (at(0.0, 50.0), Evade::new(threat).with_panic_distance(100.0)),
+    );
+    step(&mut app, 1);
+    assert_eq!(velocity(&app, far_fleer), Vec2::ZERO);
+    assert_eq!(velocity(&app, far_evader), Vec2::ZERO);
+    assert!(velocity(&app, near_fleer).x > 0.0);
+    assert!(velocity(&app, near_evader).y > 0.0);
+    // The near ones run until they are out of range, then coast.
+    step(&mut app, 300);
+    for agent in [near_fleer, near_evader] {
+        let distance = position(&app, agent).length();
+        assert!(distance > 100.0, "{distance}");
+    }
+}
+
+#[test]
+fn pursuit_prediction_can_be_capped() {
+    let boid = bevy_steer_core::forces::Boid {
+        position: Vec2::ZERO,
+        velocity: Vec2::ZERO,
+        max_speed: 100.0,
+    };
+    let (target, target_velocity) = (Vec2::new(1000.0, 0.0), Vec2::new(0.0, 50.0));
+    // Uncapped: ten seconds ahead, as the tutorial predicts.
+    let uncapped = bevy_steer_core::forces::predict_position(&boid, target, target_velocity);
+    assert_eq!(uncapped, Vec2::new(1000.0, 500.0));
+    let capped =
+        bevy_steer_core::forces::predict_position_within(&boid, target, target_velocity, Some(2.0));
+    assert_eq!(capped, Vec2::new(1000.0, 100.0));
+    for bad in [-1.0, f32::NAN] {
+        let none = bevy_steer_core::forces::predict_position_within(
+            &boid,
+            target,
+            target_velocity,
+            Some(bad),
+        );
+        assert_eq!(none, target, "cap {bad}");
+    }
+}
+
+#[derive(Resource, Default)]
+struct Heard {
+    lost: Vec<TargetLost>,
+    arrived: Vec<Arrived>,
+}
+
+fn listening_app() -> App {
+    let mut app = create_app(60.0);
+    app.init_resource::<Heard>()
+        .add_observer(|lost: On<TargetLost>, mut heard: ResMut<Heard>| {
+            heard.lost.push(*lost);
+        })
+        .add_observer(|arrived: On<Arrived>, mut heard: ResMut<Heard>| {
+            heard.arrived.push(*arrived);
+        });
+    app
+}
+
+#[test]
+fn a_despawned_target_is_announced_once_and_forgotten() {
+    let mut app = listening_app();
+    let prey = spawn(&mut app, (at(300.0, 0.0), Velocity(Vec2::Y * 30.0)));
+    let hunter = spawn(&mut app, (at(0.0, 0.0), Pursue::new(prey)));
+    let fleer = spawn(&mut app, (at(0.0, 50.0), Flee::new(prey)));
+    step(&mut app, 10);
+    assert!(app.world().resource::<Heard>().lost.is_empty());
+    app.world_mut().despawn(prey);
+    step_checking(&mut app, 20, |app, _| assert_agents_sane(app));
+    let lost = &app.world().resource::<Heard>().lost;
+    assert_eq!(
+        lost,
+        &[
+            TargetLost {
+                entity: fleer,
+                target: prey,
+                behaviour: BehaviourKind::FLEE,
+            },
+            TargetLost {
+                entity: hunter,
+                target: prey,
+                behaviour: BehaviourKind::PURSUE,
+            },
+        ]
+    );
+    assert_eq!(app.world().get::<Pursue>(hunter).unwrap().target, None);
+    assert_eq!(app.world().get::<Flee>(fleer).unwrap().target, None);
+    assert!(problems(&app, hunter).contains(Problem::MissingTarget(BehaviourKind::PURSUE)));
+
+    // A new target lost later is announced again.
+    let second = spawn(&mut app, at(100.0, 0.0));
+    app.world_mut().get_mut::<Pursue>(hunter).unwrap().target = Some(second);
+    step(&mut app, 2);
+    app.world_mut().despawn(second);
+    step(&mut app, 5);
+    assert_eq!(app.world().resource::<Heard>().lost.len(), 3);
+}
+
+#[test]
+fn arrival_is_announced_once_per_visit() {
+    let mut app = listening_app();
+    let goal = Vec2::new(200.0, 0.0);
+    let seeker = spawn(&mut app, (at(0.0, 0.0), Mass(0.2), Seek::new(goal)));
+    step(&mut app, 60 * 20);
+    let arrived = app.world().resource::<Heard>().arrived.clone();
+    assert_eq!(
+        arrived,
+        [Arrived {
+            entity: seeker,
+            target: Target::Point(goal),
+            position: goal,
+        }]
+    );
+    assert!(position(&app, seeker).distance(goal) <= 2.0);
+    // Sent away and back: a second arrival.
+    app.world_mut().entity_mut(seeker).insert(at(-100.0, 0.0));
+    step(&mut app, 60 * 20);
+    assert_eq!(app.world().resource::<Heard>().arrived.len(), 2);
+}
+
+#[test]
+fn cloned_agents_aim_at_the_clones_of_their_targets() {
+    let mut app = create_app(60.0);
+    let leader = spawn(&mut app, (at(0.0, 0.0), Wander::default()));
+    let chaser = spawn(&mut app, (at(50.0, 0.0), Pursue::new(leader)));
+    let shadow = spawn(
+        &mut app,
+        (
+            at(-50.0, 0.0),
+            Seek::new(chaser),
+            Flee::new(leader),
+            Evade::new(chaser),
+        ),
+    );
+    let world = app.world_mut();
+    let originals = [leader, chaser, shadow];
+    let mut clones = EntityHashMap::<Entity>::default();
+    for original in originals {
+        clones.insert(original, world.spawn_empty().id());
+    }
+    let mut cloner = EntityCloner::default();
+    for original in originals {
+        cloner.clone_entity_mapped(world, original, &mut clones);
+    }
+    let clone_of = |entity: Entity| clones[&entity];
+    assert_eq!(
+        world.get::<Pursue>(clone_of(chaser)).unwrap().target,
+        Some(clone_of(leader))
+    );
+    let shadow_clone = clone_of(shadow);
+    assert_eq!(
+        world.get::<Seek>(shadow_clone).unwrap().target,
+        Some(Target::Entity(clone_of(chaser)))
+    );
+    assert_eq!(
+        world.get::<Flee>(shadow_clone).unwrap().target,
+        Some(Target::Entity(clone_of(leader)))
+    );
+    assert_eq!(
+        world.get::<Evade>(shadow_clone).unwrap().target,
+        Some(clone_of(chaser))
+    );
+    // The originals are untouched, and everyone steps.
+    assert_eq!(world.get::<Pursue>(chaser).unwrap().target, Some(leader));
+    step_checking(&mut app, 30, |app, _| assert_agents_sane(app));
+}
