@@ -12,7 +12,7 @@ pub use bevy_steer_debug as debug;
 #[cfg(feature = "egui")]
 pub use bevy_steer_egui as egui;
 
-/// Smooth rendering between fixed steps: [bevy_transform_interpolation], re-exported.
+/// Smooth rendering between fixed steps: [`bevy_transform_interpolation`], re-exported.
 #[cfg(feature = "interpolation")]
 pub use bevy_transform_interpolation as interpolation;
 

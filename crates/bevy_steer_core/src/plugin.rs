@@ -317,6 +317,27 @@ pub trait SteeringAppExt {
     /// Registering the same behaviour twice does nothing more.
     ///
     /// `B` must use table storage (the default): a sparse-set component does not compile here.
+    ///
+    /// ```compile_fail
+    /// use bevy::prelude::*;
+    /// use bevy_steer_core::forces::Boid;
+    /// use bevy_steer_core::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// #[component(storage = "SparseSet")]
+    /// struct Sparse;
+    ///
+    /// impl SteeringBehaviour for Sparse {
+    ///     const NAME: &'static str = "sparse";
+    ///
+    ///     fn force(&self, _: &Boid, _: impl Fn(Entity) -> Option<TargetState>) -> Result<Vec2, NoTarget> {
+    ///         Ok(Vec2::ZERO)
+    ///     }
+    /// }
+    ///
+    /// // error: a SteeringBehaviour must use table storage (the default), not SparseSet
+    /// App::new().add_steering_behaviour::<Sparse>();
+    /// ```
     fn add_steering_behaviour<B: SteeringBehaviour>(&mut self) -> &mut Self;
 }
 

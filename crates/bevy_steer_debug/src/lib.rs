@@ -69,9 +69,12 @@ impl Default for SteeringGizmos {
 
 impl SteeringGizmos {
     /// The colour `kind`'s force is drawn in: the one in
-    /// [`behaviour_colors`](Self::behaviour_colors), or else a bright hue picked from the
-    /// behaviour's name, the same on every run.
+    /// [`behaviour_colors`](Self::behaviour_colors), or else a bright hue picked by the behaviour's
+    /// name from hues none of the built-in colours is near, the same on every run.
     pub fn color(&self, kind: BehaviourKind) -> Color {
+        /// Cyan, magenta, yellow, azure, spring green, pink: far from the tutorials' grey, green,
+        /// purple, orange and red.
+        const HUES: [f32; 6] = [185.0, 300.0, 58.0, 205.0, 160.0, 330.0];
         self.behaviour_colors
             .get(&kind)
             .copied()
@@ -80,7 +83,7 @@ impl SteeringGizmos {
                 let hash = kind.name().bytes().fold(0x811c_9dc5_u32, |hash, byte| {
                     (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
                 });
-                Color::hsl((hash % 360) as f32, 0.85, 0.6)
+                Color::hsl(HUES[hash as usize % HUES.len()], 0.9, 0.6)
             })
     }
 
@@ -202,4 +205,24 @@ fn draw_wander_circles(
 pub mod prelude {
     pub use crate::{SteeringDebugPlugin, SteeringGizmos, steering_gizmos_enabled};
     pub use bevy::gizmos::config::GizmoConfigStore;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_behaviour_of_your_own_gets_a_colour_of_its_own_on_every_run() {
+        let config = SteeringGizmos::default();
+        let orbit = config.color(BehaviourKind::new("orbit"));
+        assert_eq!(orbit, config.color(BehaviourKind::new("orbit")));
+        for built_in in BehaviourKind::BUILT_IN {
+            assert_ne!(orbit, config.color(built_in), "{built_in}");
+        }
+        assert_eq!(config.color(BehaviourKind::SEEK), css::LIME.into());
+
+        let mut chosen = config.clone();
+        chosen.set_color(BehaviourKind::new("orbit"), css::GOLD);
+        assert_eq!(chosen.color(BehaviourKind::new("orbit")), css::GOLD.into());
+    }
 }
