@@ -317,7 +317,7 @@ pub fn point_in_area(area: Rect, random_x: f32, random_y: f32) -> Vec2 {
 /// new velocity; the position then moves by `velocity * dt`.
 ///
 /// A mass that is not a positive finite number ignores the force (see
-/// [`Mass`](crate::components::Mass)). A step so long, or a mass so small, that the velocity change
+/// [`Mass`]). A step so long, or a mass so small, that the velocity change
 /// overflows gives the limit it tends to: full speed along the force.
 #[inline]
 pub fn integrate_velocity(
