@@ -5,7 +5,7 @@
 //! | control | action |
 //! | --- | --- |
 //! | left click | move the orbit's centre to the cursor |
-//! | `O` | switch the orbit on / off (the ships keep their tuning and just wander meanwhile) |
+//! | `O` | switch the orbit on / off (the ships keep their tuning and just wander meanwhile, round the window's edges) |
 //! | `F` | show / hide force vectors: white velocity, grey wander, the orbit in its own colour |
 
 mod support;
@@ -17,7 +17,7 @@ use bevy_steer::forces::{self, Boid};
 use bevy_steer::prelude::*;
 use support::{
     ScriptedRunPlugin, arrow_mesh, cursor_world_position, default_plugins, force_vectors_plugin,
-    smooth_motion, toggle_force_vectors,
+    smooth_motion, toggle_force_vectors, wrap_round_the_window,
 };
 
 /// Circle `centre` at `radius`, counter-clockwise: seek a point a little ahead on the circle.
@@ -55,6 +55,9 @@ impl SteeringBehaviour for Orbit {
         let ahead = on_circle + out.perp() * self.radius * self.lead;
         Ok(forces::seek(agent, ahead, 0.0))
     }
+
+    // No entity target to forget.
+    fn forget_target(&mut self) {}
 }
 
 const SHIPS: usize = 24;
@@ -71,6 +74,10 @@ fn main() {
         .add_steering_behaviour::<Orbit>()
         .insert_resource(ClearColor(Color::srgb(0.08, 0.09, 0.11)))
         .add_systems(Startup, setup)
+        .add_systems(
+            SteeringSchedule,
+            wrap_round_the_window.after(SteeringSystems::Integrate),
+        )
         .add_systems(
             Update,
             (

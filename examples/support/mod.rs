@@ -12,6 +12,7 @@
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, save_to_disk};
 use bevy::window::{PrimaryWindow, WindowResolution};
+use bevy_steer::interpolation::{TransformEasingSystems, TranslationEasingState};
 use bevy_steer::prelude::*;
 
 /// The plugins every example window uses.
@@ -101,6 +102,23 @@ pub fn outside_window(window: &Single<&Window, With<PrimaryWindow>>, position: V
     position.x.abs() > half.x || position.y.abs() > half.y
 }
 
+/// Agents that leave the window come back on the opposite side. For
+/// `SteeringSchedule`, after `SteeringSystems::Integrate`.
+pub fn wrap_round_the_window(
+    window: Single<&Window, With<PrimaryWindow>>,
+    mut agents: Query<&mut Transform, With<Steering>>,
+) {
+    let half = half_extents(&window);
+    for mut transform in &mut agents {
+        let position = transform.translation.truncate();
+        if outside_window(&window, position) && position.is_finite() {
+            let wrapped = (position + half).rem_euclid(half * 2.0) - half;
+            transform.translation.x = wrapped.x;
+            transform.translation.y = wrapped.y;
+        }
+    }
+}
+
 /// A small triangle pointing along +X, the way [`FaceVelocity::default`] expects.
 ///
 /// [`FaceVelocity::default`]: bevy_steer::prelude::FaceVelocity
@@ -125,9 +143,28 @@ pub fn force_vectors_plugin(app: &mut App) {
 }
 
 /// Smooth motion on any display: the steering runs in `FixedUpdate` (64 steps a second by
-/// default), and every `Transform` is drawn interpolated between the last two steps.
+/// default), and every `Transform` is drawn interpolated between the last two steps, except jumps
+/// (wrapping round the window, respawning), which are drawn as jumps.
 pub fn smooth_motion(app: &mut App) {
-    app.add_plugins(TransformInterpolationPlugin::interpolate_all());
+    app.add_plugins(TransformInterpolationPlugin::interpolate_all())
+        .add_systems(
+            FixedLast,
+            snap_jumps.after(TransformEasingSystems::UpdateEnd),
+        );
+}
+
+/// Longer than any agent moves in one step: a step this long is a jump, not motion.
+const JUMP: f32 = 100.0;
+
+/// Starts the easing of a step that jumped at its end, so it is not drawn as a slide.
+fn snap_jumps(mut states: Query<&mut TranslationEasingState>) {
+    for mut state in &mut states {
+        if let (Some(start), Some(end)) = (state.start, state.end)
+            && start.distance(end) > JUMP
+        {
+            state.start = Some(end);
+        }
+    }
 }
 
 /// Shows or hides the force vectors (the tutorials' "click to show forces").

@@ -2,27 +2,19 @@
 # Every windowed example as a newcomer first meets it: each runs for a few seconds in a virtual
 # display, with force vectors shown, takes a screenshot and exits by itself. Fails on a panic, an
 # early exit, a hang or a missing screenshot, so that no example rots as the API changes.
-# (hunter_prey, the main one, is driven further by hunter_prey.sh.)
+# (hunter_prey, the main one, is driven through its panel by hunter_prey.sh.)
 #
-# Installs what it needs when missing, like hunter_prey.sh. Screenshots and logs go to $E2E_OUT
+# Installs what it needs when missing (tests/e2e/setup.sh). Screenshots and logs go to $E2E_OUT
 # (default target/e2e-examples).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
-missing=()
-for package in xvfb xauth mesa-vulkan-drivers libvulkan1; do
-  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  as_root apt-get update
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
-fi
+source tests/e2e/setup.sh
 
 out=${E2E_OUT:-target/e2e-examples}
 rm -rf "$out" && mkdir -p "$out"
 out=$(cd "$out" && pwd)
-examples=(wander seek_flee custom_behaviour hunter_prey)
+examples=(wander seek_flee custom_behaviour)
 # --workspace: the tests' feature set, so nothing but the examples is rebuilt after the tests.
 cargo build --workspace $(printf -- '--example %s ' "${examples[@]}")
 

@@ -9,15 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
-missing=()
-for package in xvfb xauth mesa-vulkan-drivers libvulkan1 xdotool; do
-  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  as_root apt-get update
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
-fi
+source tests/e2e/setup.sh
 
 out=${E2E_OUT:-target/e2e}
 rm -rf "$out" && mkdir -p "$out"

@@ -162,20 +162,39 @@ pub fn within_range(position: Vec2, other: Vec2, range: Option<f32>) -> bool {
 /// Pursuit: seek (without arrival) the target's predicted position.
 #[inline]
 pub fn pursue(boid: &Boid, target_position: Vec2, target_velocity: Vec2) -> Vec2 {
-    seek(
-        boid,
-        predict_position(boid, target_position, target_velocity),
-        0.0,
-    )
+    pursue_within(boid, target_position, target_velocity, None)
+}
+
+/// [`pursue`] with the prediction capped at `max_prediction` seconds (see
+/// [`predict_position_within`]).
+#[inline]
+pub fn pursue_within(
+    boid: &Boid,
+    target_position: Vec2,
+    target_velocity: Vec2,
+    max_prediction: Option<f32>,
+) -> Vec2 {
+    let aim = predict_position_within(boid, target_position, target_velocity, max_prediction);
+    seek(boid, aim, 0.0)
 }
 
 /// Evade: flee the pursuer's predicted position.
 #[inline]
 pub fn evade(boid: &Boid, pursuer_position: Vec2, pursuer_velocity: Vec2) -> Vec2 {
-    flee(
-        boid,
-        predict_position(boid, pursuer_position, pursuer_velocity),
-    )
+    evade_within(boid, pursuer_position, pursuer_velocity, None)
+}
+
+/// [`evade`] with the prediction capped at `max_prediction` seconds (see
+/// [`predict_position_within`]).
+#[inline]
+pub fn evade_within(
+    boid: &Boid,
+    pursuer_position: Vec2,
+    pursuer_velocity: Vec2,
+    max_prediction: Option<f32>,
+) -> Vec2 {
+    let threat = predict_position_within(boid, pursuer_position, pursuer_velocity, max_prediction);
+    flee(boid, threat)
 }
 
 /// The unit direction of the wander displacement for `angle`.

@@ -13,10 +13,12 @@ use crate::behaviours::{
     Evade, Flee, Pursue, Seek, SteeringBehaviour, Target, Wander, WanderFrame, WanderMethod,
 };
 use crate::components::{FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, Velocity};
+use crate::events::{Arrived, TargetLost};
 use crate::problems::{BehaviourKind, Problem, ReportedProblems};
 use crate::rng::{SteeringRng, SteeringSeed};
 use crate::systems::{
-    apply_behaviour, apply_wander, boid, detect_arrivals, integrate, lookup_target,
+    LostTargets, announce_lost_targets, apply_behaviour, apply_wander, boid, detect_arrivals,
+    integrate, lookup_target,
 };
 
 /// How the last steering step went: for read-outs such as the tuning panel's, and for tests.
@@ -151,6 +153,8 @@ impl Plugin for SteeringPlugin {
             .register_type::<SteeringSeed>()
             .insert_resource(SteeringSeed(self.seed))
             .init_resource::<SteeringStepStats>()
+            .add_message::<TargetLost>()
+            .add_message::<Arrived>()
             .init_schedule(SteeringSchedule)
             .configure_sets(
                 SteeringSchedule,
@@ -164,10 +168,15 @@ impl Plugin for SteeringPlugin {
                     .chain(),
             )
             .add_systems(self.schedule, run_steering_schedule)
+            .init_resource::<LostTargets>()
+            .init_resource::<SteeringBehaviours>()
             .add_systems(
                 SteeringSchedule,
                 (
                     start_step_clock.before(SteeringSystems::Index),
+                    announce_lost_targets
+                        .after(SteeringSystems::Behaviours)
+                        .before(SteeringSystems::CustomForces),
                     (integrate, detect_arrivals)
                         .chain()
                         .in_set(SteeringSystems::Integrate),
@@ -271,9 +280,13 @@ impl RegisteredBehaviour {
 #[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct BehaviourSlot(usize);
 
-/// Registers a behaviour's kind and adds its system after the previously registered one. Returns
-/// `false` (and changes nothing) when it was registered before, or when another behaviour has its
-/// name (logged as an error).
+/// Registers a behaviour's kind and adds its system after the previously registered one; does
+/// nothing when the same behaviour was registered before.
+///
+/// # Panics
+///
+/// When [`SteeringPlugin`] was not added first, or another behaviour has the same name: both are
+/// mistakes in the app's set-up that would otherwise leave behaviours silently unstepped.
 fn register_behaviour<M>(
     app: &mut App,
     kind: BehaviourKind,
@@ -281,17 +294,21 @@ fn register_behaviour<M>(
     weighted_forces: WeightedForces,
     system: impl IntoScheduleConfigs<bevy::ecs::system::ScheduleSystem, M>,
 ) {
-    let mut behaviours = app.world_mut().get_resource_or_init::<SteeringBehaviours>();
+    let Some(mut behaviours) = app.world_mut().get_resource_mut::<SteeringBehaviours>() else {
+        panic!(
+            "bevy_steer: the behaviour \"{kind}\" was registered before SteeringPlugin was \
+             added; add SteeringPlugin first"
+        );
+    };
     if let Some(existing) = behaviours
         .iter()
-        .find(|b| b.kind == kind || b.type_id == type_id)
+        .find(|registered| registered.kind == kind || registered.type_id == type_id)
     {
-        if existing.type_id != type_id {
-            error!(
-                "bevy_steer: two behaviours are named \"{kind}\"; the second is not registered. \
-                 Give each SteeringBehaviour a NAME of its own"
-            );
-        }
+        assert!(
+            existing.type_id == type_id,
+            "bevy_steer: two behaviours are named \"{kind}\"; give each SteeringBehaviour a NAME \
+             of its own"
+        );
         return;
     }
     let slot = behaviours.registered.len();
@@ -316,9 +333,14 @@ pub trait SteeringAppExt {
     /// reported under its [`NAME`](SteeringBehaviour::NAME) and the debug gizmos draw it.
     /// Registering the same behaviour twice does nothing more.
     ///
-    /// `B` must use table storage (the default): a sparse-set component does not compile here.
+    /// # Panics
     ///
-    /// ```compile_fail
+    /// When [`SteeringPlugin`] was not added before, or another registered behaviour has the same
+    /// [`NAME`](SteeringBehaviour::NAME).
+    ///
+    /// `B` must use table storage (the default): registering a sparse-set component fails to build.
+    ///
+    /// ```compile_fail,E0080
     /// use bevy::prelude::*;
     /// use bevy_steer_core::forces::Boid;
     /// use bevy_steer_core::prelude::*;

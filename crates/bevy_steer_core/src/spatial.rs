@@ -47,6 +47,10 @@ pub struct Neighbour {
 
 /// Entities with the marker `M`, indexed by position. See the [module docs](self).
 ///
+/// Read it in systems through [`Neighbours<M>`], which names the missing
+/// [`SpatialIndexPlugin<M>`] if it was not added (a `Res<SpatialIndex<M>>` then stops the system
+/// with Bevy's own, terser message).
+///
 /// Entities whose position is not finite are left out.
 #[derive(Resource)]
 pub struct SpatialIndex<M> {

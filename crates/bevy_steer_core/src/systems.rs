@@ -7,9 +7,9 @@
 use bevy::prelude::*;
 use bevy::tasks::ComputeTaskPool;
 
-use crate::behaviours::{NoTarget, Seek, SteeringBehaviour, TargetState, Wander};
+use crate::behaviours::{ArrivalState, NoTarget, Seek, SteeringBehaviour, TargetState, Wander};
 use crate::components::{FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, Velocity};
-use crate::events::{Arrived, TargetLost};
+use crate::events::{Arrived, TargetLost, announce};
 use crate::forces::{self, Boid};
 use crate::lanes::{self, LANES, Vec2x4, lanes_of};
 use crate::problems::{BehaviourKind, Finding, Problem, ReportedProblems, mark_changed, record};
@@ -181,7 +181,7 @@ type BehaviourAgents<'w, 's, B> = Query<
 /// A target entity that is gone is reported once per agent, forgotten and announced with
 /// [`TargetLost`].
 pub fn apply_behaviour<B: SteeringBehaviour>(
-    mut commands: Commands,
+    mut lost_targets: ResMut<LostTargets>,
     targets: TargetQuery,
     mut agents: BehaviourAgents<B>,
     mut logged_not_dense: Local<bool>,
@@ -254,7 +254,7 @@ pub fn apply_behaviour<B: SteeringBehaviour>(
         if let Some(target) = finding.lost_target {
             behaviours.bypass_change_detection()[finding.row].forget_target();
             mark_changed(behaviours, finding.row);
-            commands.trigger(TargetLost {
+            lost_targets.0.push(TargetLost {
                 entity,
                 target,
                 behaviour: kind,
@@ -263,34 +263,49 @@ pub fn apply_behaviour<B: SteeringBehaviour>(
     }
 }
 
-/// Triggers [`Arrived`] for every seeker that came within its arrival tolerance of its target at
+/// The targets the behaviour systems found gone this step, in the order they found them. Gathered
+/// here and announced by one system after the behaviours, rather than through `Commands` in each
+/// behaviour system, which would put a sync point between every two of them.
+#[derive(Resource, Default)]
+pub struct LostTargets(Vec<TargetLost>);
+
+/// Announces the step's [`LostTargets`] as [`TargetLost`] events and messages.
+pub fn announce_lost_targets(mut commands: Commands, mut lost_targets: ResMut<LostTargets>) {
+    for lost in lost_targets.0.drain(..) {
+        announce(&mut commands, lost);
+    }
+}
+
+/// Announces [`Arrived`] for every seeker that came within its arrival tolerance of its target at
 /// no more than its arrival speed this step, once until it is farther than the tolerance again.
-pub fn detect_arrivals(
+pub(crate) fn detect_arrivals(
     mut commands: Commands,
     targets: TargetQuery,
-    mut seekers: Query<(Entity, &mut Seek, &Transform, &Velocity, &MaxSpeed)>,
+    mut seekers: Query<(Entity, &Seek, &mut ArrivalState, &Transform, &Velocity)>,
 ) {
-    for (entity, mut seek, transform, velocity, max_speed) in &mut seekers {
+    for (entity, seek, mut state, transform, velocity) in &mut seekers {
         let Some(target) = seek.target.filter(|_| seek.active()) else {
             continue;
         };
         let Ok(position) = target.position(|entity| lookup_target(&targets, entity)) else {
             continue;
         };
-        let agent = boid(transform, velocity, max_speed);
-        // The flag is the system's own bookkeeping: not a change anyone needs to see.
-        let seek = seek.bypass_change_detection();
-        if seek.has_arrived(&agent, position) {
-            if !seek.arrived {
-                seek.arrived = true;
-                commands.trigger(Arrived {
+        let within = transform.translation.truncate().distance(position) <= seek.arrival_tolerance;
+        let arrived = within && velocity.length() <= seek.arrival_speed;
+        if arrived && !state.arrived {
+            announce(
+                &mut commands,
+                Arrived {
                     entity,
                     target,
                     position,
-                });
-            }
-        } else if agent.position.distance(position) > seek.arrival_tolerance {
-            seek.arrived = false;
+                },
+            );
+        }
+        // Set while arrived, cleared once outside the tolerance; unchanged in between.
+        let next = arrived || (state.arrived && within);
+        if next != state.arrived {
+            state.arrived = next;
         }
     }
 }

@@ -287,6 +287,7 @@ fn pursuit_prediction_can_be_capped() {
 struct Heard {
     lost: Vec<TargetLost>,
     arrived: Vec<Arrived>,
+    lost_messages: Vec<TargetLost>,
 }
 
 fn listening_app() -> App {
@@ -297,7 +298,13 @@ fn listening_app() -> App {
         })
         .add_observer(|arrived: On<Arrived>, mut heard: ResMut<Heard>| {
             heard.arrived.push(*arrived);
-        });
+        })
+        .add_systems(
+            Update,
+            |mut messages: MessageReader<TargetLost>, mut heard: ResMut<Heard>| {
+                heard.lost_messages.extend(messages.read().copied());
+            },
+        );
     app
 }
 
@@ -330,6 +337,10 @@ fn a_despawned_target_is_announced_once_and_forgotten() {
     assert_eq!(app.world().get::<Pursue>(hunter).unwrap().target, None);
     assert_eq!(app.world().get::<Flee>(fleer).unwrap().target, None);
     assert!(problems(&app, hunter).contains(Problem::MissingTarget(BehaviourKind::PURSUE)));
+
+    // The same events are written as messages.
+    let heard = app.world().resource::<Heard>();
+    assert_eq!(heard.lost_messages, heard.lost);
 
     // A new target lost later is announced again.
     let second = spawn(&mut app, at(100.0, 0.0));
@@ -407,4 +418,108 @@ fn cloned_agents_aim_at_the_clones_of_their_targets() {
     // The originals are untouched, and everyone steps.
     assert_eq!(world.get::<Pursue>(chaser).unwrap().target, Some(leader));
     step_checking(&mut app, 30, |app, _| assert_agents_sane(app));
+}
+
+/// A behaviour of a game's own with an entity target: keep `distance` from it.
+#[derive(Component)]
+#[require(Steering)]
+struct Shadow {
+    target: Option<Entity>,
+}
+
+impl SteeringBehaviour for Shadow {
+    const NAME: &'static str = "shadow";
+
+    fn force(
+        &self,
+        agent: &bevy_steer_core::forces::Boid,
+        lookup: impl Fn(Entity) -> Option<TargetState>,
+    ) -> Result<Vec2, NoTarget> {
+        let target = target_state(self.target, lookup)?;
+        Ok(bevy_steer_core::forces::seek(agent, target.position, 50.0))
+    }
+
+    fn forget_target(&mut self) {
+        self.target = None;
+    }
+}
+
+#[test]
+fn a_registered_behaviour_loses_its_target_once() {
+    let mut app = listening_app();
+    app.add_steering_behaviour::<Shadow>();
+    let target = spawn(&mut app, at(100.0, 0.0));
+    let shadow = spawn(
+        &mut app,
+        (
+            at(0.0, 0.0),
+            Shadow {
+                target: Some(target),
+            },
+        ),
+    );
+    step(&mut app, 5);
+    assert!(velocity(&app, shadow).x > 0.0);
+    app.world_mut().despawn(target);
+    step(&mut app, 10);
+    let lost = &app.world().resource::<Heard>().lost;
+    assert_eq!(
+        lost,
+        &[TargetLost {
+            entity: shadow,
+            target,
+            behaviour: BehaviourKind::new("shadow"),
+        }]
+    );
+    assert_eq!(app.world().get::<Shadow>(shadow).unwrap().target, None);
+}
+
+#[test]
+#[should_panic(expected = "before SteeringPlugin")]
+fn registering_before_the_plugin_is_a_set_up_error() {
+    App::new().add_steering_behaviour::<Orbit>();
+}
+
+#[test]
+#[should_panic(expected = "two behaviours are named")]
+fn two_behaviours_with_one_name_are_a_set_up_error() {
+    #[derive(Component)]
+    #[require(Steering)]
+    struct AnotherOrbit;
+
+    impl SteeringBehaviour for AnotherOrbit {
+        const NAME: &'static str = "orbit";
+
+        fn force(
+            &self,
+            _: &bevy_steer_core::forces::Boid,
+            _: impl Fn(Entity) -> Option<TargetState>,
+        ) -> Result<Vec2, NoTarget> {
+            Ok(Vec2::ZERO)
+        }
+
+        fn forget_target(&mut self) {}
+    }
+
+    orbit_app().add_steering_behaviour::<AnotherOrbit>();
+}
+
+#[test]
+fn evasion_prediction_can_be_capped_through_the_plugin() {
+    let mut app = create_app(60.0);
+    // A pursuer far off to the left, running up the screen fast: the uncapped evader predicts it
+    // far up and flees downward; the capped one predicts it near where it is and flees right.
+    let pursuer = spawn(
+        &mut app,
+        (at(-1000.0, 0.0), Velocity(Vec2::new(0.0, 1000.0))),
+    );
+    let uncapped = spawn(&mut app, (at(0.0, 0.0), Evade::new(pursuer)));
+    let capped = spawn(
+        &mut app,
+        (at(0.0, 0.0), Evade::new(pursuer).with_max_prediction(0.1)),
+    );
+    step(&mut app, 1);
+    let (uncapped, capped) = (velocity(&app, uncapped), velocity(&app, capped));
+    assert!(uncapped.y < 0.0, "{uncapped}");
+    assert!(capped.x > capped.y.abs() * 5.0, "{capped}");
 }

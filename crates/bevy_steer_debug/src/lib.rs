@@ -42,8 +42,9 @@ pub struct SteeringGizmos {
     /// Colour of the velocity arrows. Default white.
     pub velocity_color: Color,
     /// Colours of the behaviours' forces. The built-in ones default to the tutorials' colours:
-    /// grey wander, green seek, purple flee, orange pursuit, red evade. A behaviour not listed is
-    /// drawn in a colour of its own derived from its name (see [`color`](Self::color)).
+    /// grey wander, green seek, purple flee, orange pursuit, red evade. A registered behaviour not
+    /// listed gets a colour of its own when it is first drawn (see
+    /// [`assign_colors`](Self::assign_colors)); set one here to choose it.
     pub behaviour_colors: HashMap<BehaviourKind, Color>,
 }
 
@@ -68,23 +69,34 @@ impl Default for SteeringGizmos {
 }
 
 impl SteeringGizmos {
-    /// The colour `kind`'s force is drawn in: the one in
-    /// [`behaviour_colors`](Self::behaviour_colors), or else a bright hue picked by the behaviour's
-    /// name from hues none of the built-in colours is near, the same on every run.
+    /// The colour `kind`'s force is drawn in (white for a kind with none).
     pub fn color(&self, kind: BehaviourKind) -> Color {
-        /// Cyan, magenta, yellow, azure, spring green, pink: far from the tutorials' grey, green,
-        /// purple, orange and red.
-        const HUES: [f32; 6] = [185.0, 300.0, 58.0, 205.0, 160.0, 330.0];
         self.behaviour_colors
             .get(&kind)
             .copied()
-            .unwrap_or_else(|| {
-                // FNV-1a over the name: a stable hash, so a behaviour keeps its colour between runs.
-                let hash = kind.name().bytes().fold(0x811c_9dc5_u32, |hash, byte| {
-                    (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
-                });
-                Color::hsl(HUES[hash as usize % HUES.len()], 0.9, 0.6)
-            })
+            .unwrap_or(Color::WHITE)
+    }
+
+    /// Gives each of `kinds` that has no colour yet the next bright hue that none of the built-in
+    /// colours is near: behaviours of your own, in registration order, get distinct colours (six
+    /// before they repeat), the same on every run.
+    pub fn assign_colors(&mut self, kinds: impl IntoIterator<Item = BehaviourKind>) {
+        /// Cyan, magenta, yellow, azure, spring green, pink: far from the tutorials' grey, green,
+        /// purple, orange and red.
+        const HUES: [f32; 6] = [185.0, 300.0, 58.0, 205.0, 160.0, 330.0];
+        for kind in kinds {
+            if self.behaviour_colors.contains_key(&kind) {
+                continue;
+            }
+            let assigned = self
+                .behaviour_colors
+                .keys()
+                .filter(|kind| !BehaviourKind::BUILT_IN.contains(kind))
+                .count();
+            let hue = HUES[assigned % HUES.len()];
+            self.behaviour_colors
+                .insert(kind, Color::hsl(hue, 0.9, 0.6));
+        }
     }
 
     /// Draws `kind`'s force in `color`.
@@ -148,11 +160,13 @@ fn draw_behaviour_forces(
     mut forces: Local<Vec<(Vector, Vector)>>,
     mut arrows: Local<Vec<(Vector, Vector, Color)>>,
 ) {
-    let config = world
-        .resource::<GizmoConfigStore>()
-        .config::<SteeringGizmos>()
-        .1
-        .clone();
+    let config = world.resource_scope(|world, mut store: Mut<GizmoConfigStore>| {
+        let config = store.config_mut::<SteeringGizmos>().1;
+        if let Some(behaviours) = world.get_resource::<SteeringBehaviours>() {
+            config.assign_colors(behaviours.kinds());
+        }
+        config.clone()
+    });
     arrows.clear();
     world.try_resource_scope(|world, behaviours: Mut<SteeringBehaviours>| {
         for behaviour in behaviours.iter() {
@@ -212,17 +226,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_behaviour_of_your_own_gets_a_colour_of_its_own_on_every_run() {
-        let config = SteeringGizmos::default();
-        let orbit = config.color(BehaviourKind::new("orbit"));
-        assert_eq!(orbit, config.color(BehaviourKind::new("orbit")));
+    fn behaviours_of_your_own_get_colours_of_their_own_on_every_run() {
+        let (orbit, flock) = (BehaviourKind::new("orbit"), BehaviourKind::new("flock"));
+        let mut config = SteeringGizmos::default();
+        config.assign_colors(BehaviourKind::BUILT_IN.into_iter().chain([orbit, flock]));
+        let mut again = SteeringGizmos::default();
+        again.assign_colors([orbit, flock]);
+        assert_eq!(config.color(orbit), again.color(orbit));
+        assert_ne!(config.color(orbit), config.color(flock));
         for built_in in BehaviourKind::BUILT_IN {
-            assert_ne!(orbit, config.color(built_in), "{built_in}");
+            assert_ne!(config.color(orbit), config.color(built_in), "{built_in}");
+            assert_ne!(config.color(flock), config.color(built_in), "{built_in}");
         }
         assert_eq!(config.color(BehaviourKind::SEEK), css::LIME.into());
 
-        let mut chosen = config.clone();
-        chosen.set_color(BehaviourKind::new("orbit"), css::GOLD);
-        assert_eq!(chosen.color(BehaviourKind::new("orbit")), css::GOLD.into());
+        config.set_color(orbit, css::GOLD);
+        config.assign_colors([orbit]);
+        assert_eq!(config.color(orbit), css::GOLD.into());
     }
 }

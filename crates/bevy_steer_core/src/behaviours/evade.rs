@@ -88,13 +88,12 @@ impl SteeringBehaviour for Evade {
         if !forces::within_range(agent.position, pursuer.position, self.panic_distance) {
             return Ok(Vector::ZERO);
         }
-        let threat = forces::predict_position_within(
+        Ok(forces::evade_within(
             agent,
             pursuer.position,
             pursuer.velocity,
             self.max_prediction,
-        );
-        Ok(forces::flee(agent, threat))
+        ))
     }
 
     fn forget_target(&mut self) {

@@ -27,6 +27,7 @@ mod wander;
 pub use evade::Evade;
 pub use flee::Flee;
 pub use pursue::Pursue;
+pub(crate) use seek::ArrivalState;
 pub use seek::Seek;
 pub use wander::{Wander, WanderFrame, WanderMethod};
 
@@ -75,6 +76,9 @@ use crate::forces::Boid;
 ///         // Seek a point a little ahead along the circle.
 ///         Ok(forces::seek(agent, on_circle + out.perp() * 40.0, 0.0))
 ///     }
+///
+///     // No entity target to forget.
+///     fn forget_target(&mut self) {}
 /// }
 ///
 /// App::new()
@@ -112,9 +116,10 @@ pub trait SteeringBehaviour: Component<Mutability = Mutable> {
     ) -> Result<Vector, NoTarget>;
 
     /// Called once when the target entity [`force`](Self::force) reported as
-    /// [`NoTarget::Missing`] is gone: drop it, so that the behaviour idles until it is given a new
-    /// one. The built-in behaviours set their target to `None`.
-    fn forget_target(&mut self) {}
+    /// [`NoTarget::Missing`] is gone: drop it (the built-in behaviours set their target to `None`),
+    /// so that the behaviour idles until it is given a new one instead of losing the same target
+    /// again every step. A behaviour with no entity target leaves the body empty.
+    fn forget_target(&mut self);
 }
 
 /// Where a target entity is and how it moves, as the behaviours see it.

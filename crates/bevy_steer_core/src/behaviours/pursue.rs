@@ -73,13 +73,12 @@ impl SteeringBehaviour for Pursue {
         lookup: impl Fn(Entity) -> Option<TargetState>,
     ) -> Result<Vector, NoTarget> {
         let target = target_state(self.target, lookup)?;
-        let aim = forces::predict_position_within(
+        Ok(forces::pursue_within(
             agent,
             target.position,
             target.velocity,
             self.max_prediction,
-        );
-        Ok(forces::seek(agent, aim, 0.0))
+        ))
     }
 
     fn forget_target(&mut self) {

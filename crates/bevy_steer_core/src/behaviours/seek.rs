@@ -16,7 +16,7 @@ use crate::forces::{self, Boid};
 /// The default has no target and idles.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
 #[reflect(Component, Default, Debug, PartialEq, Clone)]
-#[require(Steering)]
+#[require(Steering, ArrivalState)]
 pub struct Seek {
     /// Where to go; `None` idles.
     #[entities]
@@ -33,10 +33,14 @@ pub struct Seek {
     pub weight: f32,
     /// Whether the behaviour acts. Default `true`.
     pub enabled: bool,
-    /// Whether [`Arrived`](crate::events::Arrived) fired since the agent was last farther than
-    /// the tolerance: the plugin's bookkeeping. Set it to `false` to have it fire again. Default
-    /// `false`.
-    pub arrived: bool,
+}
+
+/// Whether [`Arrived`](crate::events::Arrived) fired for this seeker since it was last farther than
+/// its tolerance: the plugin's bookkeeping, kept out of [`Seek`] so that `Seek` holds only what you
+/// set.
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub(crate) struct ArrivalState {
+    pub(crate) arrived: bool,
 }
 
 impl Default for Seek {
@@ -48,7 +52,6 @@ impl Default for Seek {
             arrival_speed: 10.0,
             weight: 1.0,
             enabled: true,
-            arrived: false,
         }
     }
 }
@@ -73,12 +76,6 @@ impl Seek {
         self.arrival_tolerance = tolerance;
         self.arrival_speed = speed;
         self
-    }
-
-    /// Whether `agent` counts as arrived at `target`.
-    pub fn has_arrived(&self, agent: &Boid, target: Vector) -> bool {
-        agent.position.distance(target) <= self.arrival_tolerance
-            && agent.velocity.length() <= self.arrival_speed
     }
 }
 

@@ -163,4 +163,7 @@ impl SteeringBehaviour for Orbit {
         let ahead = self.centre + out * self.radius + out.perp() * self.radius * 0.5;
         Ok(bevy_steer_core::forces::seek(agent, ahead, 0.0))
     }
+
+    // No entity target to forget.
+    fn forget_target(&mut self) {}
 }
