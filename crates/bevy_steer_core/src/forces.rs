@@ -197,6 +197,97 @@ pub fn evade_within(
     flee(boid, threat)
 }
 
+/// The cosine of half of `field_of_view` (radians, the whole angle): what
+/// [`in_field_of_view`] compares with. A view of a full turn or more (or NaN) sees all round.
+#[inline]
+pub fn half_angle_cos(field_of_view: f32) -> f32 {
+    if field_of_view < TAU {
+        (field_of_view.max(0.0) * 0.5).cos()
+    } else {
+        -1.0
+    }
+}
+
+/// Whether `other` is in the field of view of an agent at `position` facing `heading` (a unit
+/// vector, or zero for an agent at rest, which sees all round), given [`half_angle_cos`] of the
+/// view: Reynolds' neighbourhood, a disc with a wedge behind the agent cut out.
+#[inline]
+pub fn in_field_of_view(position: Vec2, heading: Vec2, half_angle_cos: f32, other: Vec2) -> bool {
+    if half_angle_cos <= -1.0 || heading == Vec2::ZERO {
+        return true;
+    }
+    let offset = other - position;
+    offset.dot(heading) >= length(offset) * half_angle_cos
+}
+
+/// The mean of `points` (the neighbours' centre), or `None` when there are none.
+#[inline]
+pub fn mean(points: impl IntoIterator<Item = Vec2>) -> Option<Vec2> {
+    let (sum, count) = points
+        .into_iter()
+        .fold((Vec2::ZERO, 0_u32), |(sum, count), point| {
+            (sum + point, count + 1)
+        });
+    (count > 0).then(|| sum / count as f32)
+}
+
+/// Separation as the flocking article, Leader Following and Queue write it: away from the mean
+/// offset of the neighbours at `neighbours`, unit length. Zero with no neighbour, or when they
+/// surround the agent evenly (or sit on it).
+#[inline]
+pub fn separation(position: Vec2, neighbours: impl IntoIterator<Item = Vec2>) -> Vec2 {
+    mean(neighbours.into_iter().map(|neighbour| neighbour - position))
+        .map_or(Vec2::ZERO, |offset| direction_or_zero(-offset))
+}
+
+/// Separation as Reynolds defines it: each neighbour pushes the agent straight away from it, by
+/// `radius / distance` (1 at the edge of the neighbourhood, more the closer it is), and the pushes
+/// add up. A neighbour on the agent's own point has no "away" and pushes nothing.
+#[inline]
+pub fn separation_by_distance(
+    position: Vec2,
+    radius: f32,
+    neighbours: impl IntoIterator<Item = Vec2>,
+) -> Vec2 {
+    neighbours
+        .into_iter()
+        .map(|neighbour| {
+            let away = position - neighbour;
+            let distance = length(away);
+            if distance > 0.0 {
+                away * (radius / (distance * distance))
+            } else {
+                Vec2::ZERO
+            }
+        })
+        .sum()
+}
+
+/// Alignment as the flocking article writes it: the direction of the neighbours' mean velocity,
+/// unit length. Zero with no neighbour or when their velocities cancel out.
+#[inline]
+pub fn alignment(neighbour_velocities: impl IntoIterator<Item = Vec2>) -> Vec2 {
+    mean(neighbour_velocities).map_or(Vec2::ZERO, direction_or_zero)
+}
+
+/// Alignment as a steering force (Reynolds'): the desired velocity along the neighbours' mean
+/// heading at full speed, minus the velocity, at most `strength` long. Zero when there is no
+/// heading to match.
+#[inline]
+pub fn steer_to_heading(boid: &Boid, heading: Vec2, strength: f32) -> Vec2 {
+    if heading == Vec2::ZERO {
+        return Vec2::ZERO;
+    }
+    truncate(heading * boid.max_speed - boid.velocity, strength)
+}
+
+/// Cohesion: toward the neighbours' centre, unit length. Zero with no neighbour or when the agent
+/// is at their centre.
+#[inline]
+pub fn cohesion(position: Vec2, neighbours: impl IntoIterator<Item = Vec2>) -> Vec2 {
+    mean(neighbours).map_or(Vec2::ZERO, |centre| direction_or_zero(centre - position))
+}
+
 /// The unit direction of the wander displacement for `angle`.
 ///
 /// In [`WanderFrame::World`] (the tutorial's `setAngle`) the angle is measured from world +X; in

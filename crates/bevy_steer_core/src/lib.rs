@@ -63,8 +63,8 @@ pub mod spatial;
 pub mod systems;
 
 pub use plugin::{
-    SteeringAppExt, SteeringBehaviours, SteeringPlugin, SteeringSchedule, SteeringStepStats,
-    SteeringSystems,
+    FlockingPlugin, SteeringAppExt, SteeringBehaviours, SteeringPlugin, SteeringSchedule,
+    SteeringStepStats, SteeringSystems,
 };
 
 /// The vector type of positions, velocities and forces. New force code goes through it, so that a
@@ -76,14 +76,15 @@ pub type Vector = bevy::math::Vec2;
 pub mod prelude {
     pub use crate::Vector;
     pub use crate::behaviours::{
-        Evade, Flee, NoTarget, Pursue, Seek, SteeringBehaviour, Target, TargetState, Wander,
-        WanderFrame, WanderMethod, target_state,
+        Alignment, Cohesion, Evade, Flee, NeighbourBehaviour, NoTarget, Pursue, Seek, Separation,
+        SeparationMethod, SteeringBehaviour, Target, TargetState, Wander, WanderFrame,
+        WanderMethod, target_state,
     };
     pub use crate::components::{FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, Velocity};
     pub use crate::events::{Arrived, TargetLost};
     pub use crate::plugin::{
-        SteeringAppExt, SteeringBehaviours, SteeringPlugin, SteeringSchedule, SteeringStepStats,
-        SteeringSystems,
+        FlockingPlugin, SteeringAppExt, SteeringBehaviours, SteeringPlugin, SteeringSchedule,
+        SteeringStepStats, SteeringSystems,
     };
     pub use crate::problems::{BehaviourKind, Problem, ReportedProblems};
     pub use crate::rng::{SteeringRng, SteeringSeed};

@@ -10,15 +10,17 @@ use bevy::prelude::*;
 
 use crate::Vector;
 use crate::behaviours::{
-    Evade, Flee, Pursue, Seek, SteeringBehaviour, Target, Wander, WanderFrame, WanderMethod,
+    Alignment, Cohesion, Evade, Flee, NeighbourBehaviour, Pursue, Seek, Separation,
+    SeparationMethod, SteeringBehaviour, Target, Wander, WanderFrame, WanderMethod,
 };
 use crate::components::{FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, Velocity};
 use crate::events::{Arrived, TargetLost};
 use crate::problems::{BehaviourKind, Problem, ReportedProblems};
 use crate::rng::{SteeringRng, SteeringSeed};
+use crate::spatial::{SpatialIndex, SpatialIndexPlugin};
 use crate::systems::{
-    LostTargets, announce_lost_targets, apply_behaviour, apply_wander, boid, detect_arrivals,
-    integrate, lookup_target,
+    LostTargets, announce_lost_targets, apply_behaviour, apply_neighbour_behaviour, apply_wander,
+    boid, detect_arrivals, integrate, lookup_target,
 };
 
 /// How the last steering step went: for read-outs such as the tuning panel's, and for tests.
@@ -145,6 +147,10 @@ impl Plugin for SteeringPlugin {
             .register_type::<Flee>()
             .register_type::<Pursue>()
             .register_type::<Evade>()
+            .register_type::<Separation>()
+            .register_type::<SeparationMethod>()
+            .register_type::<Alignment>()
+            .register_type::<Cohesion>()
             .register_type::<Target>()
             .register_type::<Wander>()
             .register_type::<WanderFrame>()
@@ -187,7 +193,7 @@ impl Plugin for SteeringPlugin {
         register_behaviour(
             app,
             BehaviourKind::WANDER,
-            TypeId::of::<Wander>(),
+            [TypeId::of::<Wander>(); 2],
             wander_forces,
             apply_wander,
         );
@@ -243,7 +249,8 @@ pub struct SteeringBehaviours {
 /// One registered behaviour.
 pub struct RegisteredBehaviour {
     kind: BehaviourKind,
-    type_id: TypeId,
+    component: TypeId,
+    registration: TypeId,
     weighted_forces: WeightedForces,
 }
 
@@ -281,7 +288,8 @@ impl RegisteredBehaviour {
 struct BehaviourSlot(usize);
 
 /// Registers a behaviour's kind and adds its system after the previously registered one; does
-/// nothing when the same behaviour was registered before.
+/// nothing when the same registration was made before. `ids` are the behaviour component's type and
+/// the registration's own (they differ for a neighbour behaviour, registered once per marker).
 ///
 /// # Panics
 ///
@@ -290,7 +298,7 @@ struct BehaviourSlot(usize);
 fn register_behaviour<M>(
     app: &mut App,
     kind: BehaviourKind,
-    type_id: TypeId,
+    [component, registration]: [TypeId; 2],
     weighted_forces: WeightedForces,
     system: impl IntoScheduleConfigs<bevy::ecs::system::ScheduleSystem, M>,
 ) {
@@ -300,21 +308,23 @@ fn register_behaviour<M>(
              added; add SteeringPlugin first"
         );
     };
-    if let Some(existing) = behaviours
+    if behaviours
         .iter()
-        .find(|registered| registered.kind == kind || registered.type_id == type_id)
+        .any(|registered| registered.registration == registration)
     {
-        assert!(
-            existing.type_id == type_id,
-            "bevy_steer: two behaviours are named \"{kind}\"; give each SteeringBehaviour a NAME \
-             of its own"
-        );
         return;
     }
+    assert!(
+        behaviours
+            .iter()
+            .all(|registered| registered.kind != kind || registered.component == component),
+        "bevy_steer: two behaviours are named \"{kind}\"; give each one a NAME of its own"
+    );
     let slot = behaviours.registered.len();
     behaviours.registered.push(RegisteredBehaviour {
         kind,
-        type_id,
+        component,
+        registration,
         weighted_forces,
     });
     let slot_set = BehaviourSlot(slot).in_set(SteeringSystems::Behaviours);
@@ -361,6 +371,44 @@ pub trait SteeringAppExt {
     /// App::new().add_steering_behaviour::<Sparse>();
     /// ```
     fn add_steering_behaviour<B: SteeringBehaviour>(&mut self) -> &mut Self;
+
+    /// Registers neighbour behaviour `B` for the agents with marker `M`: their neighbours are the
+    /// other agents with `M`, from [`SpatialIndex<M>`] (add [`SpatialIndexPlugin<M>`](crate::spatial::SpatialIndexPlugin), or use
+    /// [`FlockingPlugin<M>`], which does both). Use [`Steering`] as the marker for "every agent".
+    /// Registering `B` for several markers keeps each flock to itself; an agent with two of the
+    /// markers gets both forces. Otherwise as [`add_steering_behaviour`](Self::add_steering_behaviour).
+    fn add_neighbour_behaviour<B: NeighbourBehaviour, M: Component>(&mut self) -> &mut Self;
+}
+
+/// Flocking among the agents with marker `M`: keeps a [`SpatialIndex<M>`] and registers
+/// [`Separation`], [`Alignment`] and [`Cohesion`] for them. `FlockingPlugin::<Steering>` makes every
+/// agent a neighbour of every other; a marker of your own (one flock, one team) keeps flocks apart.
+/// The behaviours act on the agents that have their components.
+pub struct FlockingPlugin<M> {
+    cell_size: f32,
+    marker: core::marker::PhantomData<fn() -> M>,
+}
+
+impl<M: Component> FlockingPlugin<M> {
+    /// Flocking with a spatial index of cells `cell_size` wide: about the largest radius of the
+    /// flock's behaviours.
+    pub fn new(cell_size: f32) -> Self {
+        Self {
+            cell_size,
+            marker: core::marker::PhantomData,
+        }
+    }
+}
+
+impl<M: Component> Plugin for FlockingPlugin<M> {
+    fn build(&self, app: &mut App) {
+        if !app.world().contains_resource::<SpatialIndex<M>>() {
+            app.add_plugins(SpatialIndexPlugin::<M>::new(self.cell_size));
+        }
+        app.add_neighbour_behaviour::<Separation, M>()
+            .add_neighbour_behaviour::<Alignment, M>()
+            .add_neighbour_behaviour::<Cohesion, M>();
+    }
 }
 
 impl SteeringAppExt for App {
@@ -375,11 +423,66 @@ impl SteeringAppExt for App {
         register_behaviour(
             self,
             BehaviourKind::of::<B>(),
-            TypeId::of::<B>(),
+            [TypeId::of::<B>(); 2],
             behaviour_forces::<B>,
             apply_behaviour::<B>,
         );
         self
+    }
+
+    fn add_neighbour_behaviour<B: NeighbourBehaviour, M: Component>(&mut self) -> &mut Self {
+        const {
+            assert!(
+                matches!(B::STORAGE_TYPE, StorageType::Table),
+                "a NeighbourBehaviour must use table storage (the default), not SparseSet: the \
+                 behaviour systems step agents table by table"
+            );
+        }
+        register_behaviour(
+            self,
+            BehaviourKind::new(B::NAME),
+            [TypeId::of::<B>(), TypeId::of::<(B, M)>()],
+            neighbour_forces::<B, M>,
+            apply_neighbour_behaviour::<B, M>,
+        );
+        self
+    }
+}
+
+fn neighbour_forces<B: NeighbourBehaviour, M: Component>(
+    world: &mut World,
+    forces: &mut Vec<(Vector, Vector)>,
+) {
+    let mut agents =
+        world.query_filtered::<(Entity, &B, &Transform, &Velocity, &MaxSpeed), With<M>>();
+    let Some(index) = world.get_resource::<SpatialIndex<M>>() else {
+        return;
+    };
+    let mut neighbours = Vec::new();
+    for (entity, behaviour, transform, velocity, max_speed) in agents.query(world) {
+        let agent = boid(transform, velocity, max_speed);
+        if !behaviour.active() {
+            continue;
+        }
+        neighbours.clear();
+        let heading = crate::forces::direction_or_zero(agent.velocity);
+        let fov_cos = crate::forces::half_angle_cos(behaviour.field_of_view());
+        index.for_each_within(agent.position, behaviour.radius(), |neighbour| {
+            if neighbour.entity != entity
+                && crate::forces::in_field_of_view(
+                    agent.position,
+                    heading,
+                    fov_cos,
+                    neighbour.position,
+                )
+            {
+                neighbours.push(neighbour);
+            }
+        });
+        forces.push((
+            agent.position,
+            behaviour.force(&agent, &neighbours) * behaviour.weight(),
+        ));
     }
 }
 

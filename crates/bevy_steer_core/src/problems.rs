@@ -91,6 +91,9 @@ pub enum Problem {
     /// The behaviour's force came out non-finite (a non-finite weight or parameter): it is dropped
     /// for that step.
     NonFiniteForce(BehaviourKind),
+    /// The neighbour behaviour's radius is zero, negative or not finite: it has no neighbours and
+    /// adds no force.
+    InvalidRadius(BehaviourKind),
 }
 
 /// The problems of the agent itself, in the order [`ReportedProblems::iter`] lists them.
@@ -116,11 +119,12 @@ impl Problem {
     }
 
     /// The problems a behaviour of `kind` can have.
-    fn of_behaviour(kind: BehaviourKind) -> [Self; 3] {
+    fn of_behaviour(kind: BehaviourKind) -> [Self; 4] {
         [
             Self::MissingTarget(kind),
             Self::NonFiniteTarget(kind),
             Self::NonFiniteForce(kind),
+            Self::InvalidRadius(kind),
         ]
     }
 
@@ -136,6 +140,7 @@ impl Problem {
             Self::MissingTarget(kind) => (Some(kind), 1),
             Self::NonFiniteTarget(kind) => (Some(kind), 1 << 1),
             Self::NonFiniteForce(kind) => (Some(kind), 1 << 2),
+            Self::InvalidRadius(kind) => (Some(kind), 1 << 3),
         }
     }
 }
@@ -170,6 +175,10 @@ impl fmt::Display for Problem {
             Self::NonFiniteForce(kind) => write!(
                 f,
                 "the {kind} force is not finite (check its weight and parameters); dropped"
+            ),
+            Self::InvalidRadius(kind) => write!(
+                f,
+                "the {kind} radius is zero, negative or not finite; no neighbours, no {kind} force"
             ),
         }
     }
@@ -283,7 +292,7 @@ mod tests {
         let custom = BehaviourKind::new("orbit");
         let problems: Vec<Problem> =
             Problem::all_for(BehaviourKind::BUILT_IN.into_iter().chain([custom])).collect();
-        assert_eq!(problems.len(), 5 + 3 * 6);
+        assert_eq!(problems.len(), 5 + 4 * 6);
         for problem in &problems {
             let mut reported = ReportedProblems::default();
             assert!(reported.insert(*problem));

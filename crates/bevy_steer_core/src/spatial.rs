@@ -34,6 +34,7 @@ use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 use crate::Vector;
+use crate::components::Velocity;
 use crate::plugin::{SteeringSchedule, SteeringSystems};
 
 /// An entity found by a [`SpatialIndex`] query.
@@ -42,7 +43,10 @@ pub struct Neighbour {
     /// The entity.
     pub entity: Entity,
     /// Its position when the index was built.
-    pub position: Vec2,
+    pub position: Vector,
+    /// Its `Velocity` when the index was built: zero for an entity without one, or with one that
+    /// is not finite.
+    pub velocity: Vector,
 }
 
 /// Entities with the marker `M`, indexed by position. See the [module docs](self).
@@ -109,16 +113,30 @@ impl<M> SpatialIndex<M> {
         self.entries.is_empty()
     }
 
-    /// Rebuilds the index from `(entity, position)` pairs, in time linear in their number.
+    /// Rebuilds the index from `(entity, position)` pairs (at rest), in time linear in their
+    /// number.
     pub fn rebuild(&mut self, items: impl IntoIterator<Item = (Entity, Vec2)>) {
+        self.rebuild_moving(items.into_iter().map(|(entity, position)| Neighbour {
+            entity,
+            position,
+            velocity: Vector::ZERO,
+        }));
+    }
+
+    /// Rebuilds the index from entities with their positions and velocities, in time linear in
+    /// their number.
+    pub fn rebuild_moving(&mut self, items: impl IntoIterator<Item = Neighbour>) {
         self.unsorted.clear();
         // The bounding box in the same pass.
         let (mut min, mut max) = (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN));
-        for (entity, position) in items {
-            if position.is_finite() {
-                min = min.min(position);
-                max = max.max(position);
-                self.unsorted.push(Neighbour { entity, position });
+        for mut entry in items {
+            if entry.position.is_finite() {
+                min = min.min(entry.position);
+                max = max.max(entry.position);
+                if !entry.velocity.is_finite() {
+                    entry.velocity = Vector::ZERO;
+                }
+                self.unsorted.push(entry);
             }
         }
         self.entries.clear();
@@ -169,6 +187,7 @@ impl<M> SpatialIndex<M> {
             Neighbour {
                 entity: Entity::PLACEHOLDER,
                 position: Vec2::ZERO,
+                velocity: Vec2::ZERO,
             },
         );
         for (entry, &cell) in self.unsorted.iter().zip(&self.cells) {
@@ -345,12 +364,16 @@ impl<M: Component> Neighbours<'_, '_, M> {
 /// Rebuilds [`SpatialIndex<M>`] from the current positions.
 pub fn rebuild_spatial_index<M: Component>(
     mut index: ResMut<SpatialIndex<M>>,
-    entities: Query<(Entity, &Transform), With<M>>,
+    entities: Query<(Entity, &Transform, Option<&Velocity>), With<M>>,
 ) {
-    index.rebuild(
+    index.rebuild_moving(
         entities
             .iter()
-            .map(|(entity, transform)| (entity, transform.translation.truncate())),
+            .map(|(entity, transform, velocity)| Neighbour {
+                entity,
+                position: transform.translation.truncate(),
+                velocity: velocity.map_or(Vector::ZERO, |velocity| velocity.0),
+            }),
     );
 }
 

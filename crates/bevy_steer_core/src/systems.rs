@@ -7,13 +7,20 @@
 use bevy::prelude::*;
 use bevy::tasks::ComputeTaskPool;
 
-use crate::behaviours::{ArrivalState, NoTarget, Seek, SteeringBehaviour, TargetState, Wander};
+use bevy::ecs::component::Mutable;
+use bevy::ecs::query::ArchetypeFilter;
+
+use crate::Vector;
+use crate::behaviours::{
+    ArrivalState, NeighbourBehaviour, NoTarget, Seek, SteeringBehaviour, TargetState, Wander,
+};
 use crate::components::{FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, Velocity};
 use crate::events::{Arrived, TargetLost, announce};
 use crate::forces::{self, Boid};
 use crate::lanes::{self, LANES, Vec2x4, lanes_of};
 use crate::problems::{BehaviourKind, Finding, Problem, ReportedProblems, mark_changed, record};
 use crate::rng::SteeringRng;
+use crate::spatial::{Neighbour, Neighbours};
 
 /// Entities behaviours may aim at: anything with a `Transform`, moving if it has a `Velocity`.
 pub type TargetQuery<'w, 's> = Query<'w, 's, (&'static Transform, Option<&'static Velocity>)>;
@@ -160,7 +167,7 @@ fn log_not_dense(logged: &mut bool, system: &str) {
     }
 }
 
-type BehaviourAgents<'w, 's, B> = Query<
+type BehaviourAgents<'w, 's, B, F = ()> = Query<
     'w,
     's,
     (
@@ -172,27 +179,32 @@ type BehaviourAgents<'w, 's, B> = Query<
         &'static mut Steering,
         &'static mut ReportedProblems,
     ),
+    F,
 >;
 
-/// Adds the weighted force of behaviour `B` for every agent on which it is
-/// [active](SteeringBehaviour::active): the system that
-/// [`add_steering_behaviour`](crate::plugin::SteeringAppExt::add_steering_behaviour) schedules.
+/// The stepping every behaviour system shares: visits `agents` table slice by table slice on the
+/// compute pool, adds the weighted force `weighted_force` returns for each agent (`None`: the
+/// behaviour is off for it) into its `Steering`, and afterwards, on one thread, records the
+/// problems found and calls `on_lost` for each agent whose target was gone.
 ///
-/// A target entity that is gone is reported once per agent, forgotten and announced with
-/// [`TargetLost`].
-pub fn apply_behaviour<B: SteeringBehaviour>(
-    mut lost_targets: ResMut<LostTargets>,
-    targets: TargetQuery,
-    mut agents: BehaviourAgents<B>,
-    mut logged_not_dense: Local<bool>,
-) {
-    let kind = BehaviourKind::of::<B>();
+/// `weighted_force` also gets the agent's entity and a scratch list of neighbours, one per job.
+fn step_agents<B, F>(
+    agents: &mut BehaviourAgents<B, F>,
+    logged_not_dense: &mut bool,
+    kind: BehaviourKind,
+    weighted_force: impl Fn(&B, &Boid, Entity, &mut Vec<Neighbour>) -> Option<Result<Vector, NoTarget>>
+    + Sync,
+    mut on_lost: impl FnMut(&mut B, Entity, Entity),
+) where
+    B: Component<Mutability = Mutable>,
+    F: ArchetypeFilter,
+{
     let Ok(tables) = agents.contiguous_iter_mut() else {
-        return log_not_dense(&mut logged_not_dense, B::NAME);
+        return log_not_dense(logged_not_dense, kind.name());
     };
     let mut tables: Vec<_> = tables.collect();
     let mut jobs = Vec::new();
-    for (table, (_, behaviours, transforms, velocities, max_speeds, steering, problems)) in
+    for (table, (entities, behaviours, transforms, velocities, max_speeds, steering, problems)) in
         tables.iter_mut().enumerate()
     {
         // Read here; written (and marked changed) only when a target is forgotten.
@@ -204,6 +216,7 @@ pub fn apply_behaviour<B: SteeringBehaviour>(
             let range = rows.range();
             jobs.push((
                 rows,
+                &entities[range.clone()],
                 &behaviours[range.clone()],
                 &transforms[range.clone()],
                 &velocities[range.clone()],
@@ -213,20 +226,20 @@ pub fn apply_behaviour<B: SteeringBehaviour>(
             ));
         }
     }
-    let lookup = |entity| lookup_target(&targets, entity);
     let findings = run_jobs(
         jobs,
-        |(rows, behaviours, transforms, velocities, max_speeds, steering, problems), found| {
+        |(rows, entities, behaviours, transforms, velocities, max_speeds, steering, problems),
+         found| {
+            let mut neighbours = Vec::new();
             for row in 0..rows.len {
-                let behaviour = &behaviours[row];
-                if !behaviour.active() {
-                    continue;
-                }
                 let agent = boid(&transforms[row], &velocities[row], &max_speeds[row]);
-                let problem = match behaviour.force(&agent, lookup) {
-                    Ok(force) => {
-                        add_weighted_force(&mut steering[row], kind, force, behaviour.weight())
-                    }
+                let Some(force) =
+                    weighted_force(&behaviours[row], &agent, entities[row], &mut neighbours)
+                else {
+                    continue;
+                };
+                let problem = match force {
+                    Ok(force) => add_weighted_force(&mut steering[row], kind, force, 1.0),
                     Err(NoTarget::Missing(target)) => {
                         // Always passed on, whether or not it was logged before: the target is
                         // forgotten and announced after the pass.
@@ -237,6 +250,7 @@ pub fn apply_behaviour<B: SteeringBehaviour>(
                         None
                     }
                     Err(NoTarget::NonFinite) => Some(Problem::NonFiniteTarget(kind)),
+                    Err(NoTarget::InvalidRadius) => Some(Problem::InvalidRadius(kind)),
                     Err(NoTarget::Unset) => None,
                 };
                 if let Some(problem) = problem
@@ -252,15 +266,97 @@ pub fn apply_behaviour<B: SteeringBehaviour>(
         let entity = entities[finding.row];
         record(problems, entity, finding);
         if let Some(target) = finding.lost_target {
-            behaviours.bypass_change_detection()[finding.row].forget_target();
+            on_lost(
+                &mut behaviours.bypass_change_detection()[finding.row],
+                entity,
+                target,
+            );
             mark_changed(behaviours, finding.row);
+        }
+    }
+}
+
+/// Adds the weighted force of behaviour `B` for every agent on which it is
+/// [active](SteeringBehaviour::active): the system that
+/// [`add_steering_behaviour`](crate::plugin::SteeringAppExt::add_steering_behaviour) schedules.
+///
+/// A target entity that is gone is reported once per agent, forgotten and announced with
+/// [`TargetLost`].
+pub fn apply_behaviour<B: SteeringBehaviour>(
+    mut lost_targets: ResMut<LostTargets>,
+    targets: TargetQuery,
+    mut agents: BehaviourAgents<B>,
+    mut logged_not_dense: Local<bool>,
+) {
+    let kind = BehaviourKind::of::<B>();
+    let lookup = |entity| lookup_target(&targets, entity);
+    step_agents(
+        &mut agents,
+        &mut logged_not_dense,
+        kind,
+        |behaviour, agent, _, _| {
+            behaviour.active().then(|| {
+                behaviour
+                    .force(agent, lookup)
+                    .map(|force| force * behaviour.weight())
+            })
+        },
+        |behaviour, entity, target| {
+            behaviour.forget_target();
             lost_targets.0.push(TargetLost {
                 entity,
                 target,
                 behaviour: kind,
             });
-        }
-    }
+        },
+    );
+}
+
+/// Adds the weighted force of neighbour behaviour `B` for every agent with marker `M` on which it
+/// is active, from its neighbours in [`SpatialIndex<M>`]: the system that
+/// [`add_neighbour_behaviour`](crate::plugin::SteeringAppExt::add_neighbour_behaviour) schedules.
+///
+/// The neighbours are those within the behaviour's radius and field of view, the agent itself left
+/// out, in the index's order, which does not depend on threads.
+pub fn apply_neighbour_behaviour<B: NeighbourBehaviour, M: Component>(
+    index: Neighbours<M>,
+    mut agents: BehaviourAgents<B, With<M>>,
+    mut logged_not_dense: Local<bool>,
+) {
+    let Some(index) = index.index() else {
+        return;
+    };
+    step_agents(
+        &mut agents,
+        &mut logged_not_dense,
+        BehaviourKind::new(B::NAME),
+        |behaviour, agent, entity, neighbours| {
+            if !behaviour.active() {
+                return None;
+            }
+            let radius = behaviour.radius();
+            if !(radius > 0.0 && radius.is_finite()) {
+                return Some(Err(NoTarget::InvalidRadius));
+            }
+            let heading = forces::direction_or_zero(agent.velocity);
+            let fov_cos = forces::half_angle_cos(behaviour.field_of_view());
+            neighbours.clear();
+            index.for_each_within(agent.position, radius, |neighbour| {
+                if neighbour.entity != entity
+                    && forces::in_field_of_view(
+                        agent.position,
+                        heading,
+                        fov_cos,
+                        neighbour.position,
+                    )
+                {
+                    neighbours.push(neighbour);
+                }
+            });
+            Some(Ok(behaviour.force(agent, neighbours) * behaviour.weight()))
+        },
+        |_, _, _| {},
+    );
 }
 
 /// The targets the behaviour systems found gone this step, in the order they found them. Gathered

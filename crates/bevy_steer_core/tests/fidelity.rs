@@ -262,7 +262,8 @@ const CHILD_THREADS: &str = "BEVY_STEER_TEST_COMPUTE_THREADS";
 const CROWD: usize = 4 * 1024 + 3;
 
 /// Final positions of a crowd of wanderers, who also orbit the origin by a registered behaviour of
-/// the test's own, after `steps`, in this process's compute pool.
+/// the test's own and flock (every agent a neighbour, about ten of them each), after `steps`, in
+/// this process's compute pool.
 fn crowd_after(seed: u64, threads: usize, steps: u32) -> Vec<Vec2> {
     // Bevy's compute pool is global to the process: the first app sets its size for good.
     let mut task_pool_options = TaskPoolOptions::default();
@@ -273,7 +274,8 @@ fn crowd_after(seed: u64, threads: usize, steps: u32) -> Vec<Vec2> {
         MinimalPlugins.set(TaskPoolPlugin { task_pool_options }),
         SteeringPlugin::default().with_seed(seed),
     ))
-    .add_steering_behaviour::<Orbit>();
+    .add_steering_behaviour::<Orbit>()
+    .add_plugins(FlockingPlugin::<Steering>::new(5.0));
     let step_length = std::time::Duration::from_secs_f64(1.0 / 60.0);
     app.insert_resource(Time::<Fixed>::from_duration(step_length))
         .insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(step_length));
@@ -294,6 +296,9 @@ fn crowd_after(seed: u64, threads: usize, steps: u32) -> Vec<Vec2> {
                         weight: 0.5,
                         ..Orbit::new(300.0)
                     },
+                    Separation::new(3.0),
+                    Alignment::new(5.0),
+                    Cohesion::new(5.0),
                 ))
                 .id()
         })

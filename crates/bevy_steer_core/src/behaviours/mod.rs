@@ -18,17 +18,23 @@
 //! they get the same parallel stepping, weights, switches, bad-input checks, events and gizmos as
 //! the built-in ones.
 
+mod alignment;
+mod cohesion;
 mod evade;
 mod flee;
 mod pursue;
 mod seek;
+mod separation;
 mod wander;
 
+pub use alignment::Alignment;
+pub use cohesion::Cohesion;
 pub use evade::Evade;
 pub use flee::Flee;
 pub use pursue::Pursue;
 pub(crate) use seek::ArrivalState;
 pub use seek::Seek;
+pub use separation::{Separation, SeparationMethod};
 pub use wander::{Wander, WanderFrame, WanderMethod};
 
 use bevy::ecs::component::Mutable;
@@ -37,6 +43,7 @@ use bevy::prelude::*;
 
 use crate::Vector;
 use crate::forces::Boid;
+use crate::spatial::Neighbour;
 
 /// A steering behaviour: a component whose force the plugin adds into
 /// [`Steering`](crate::components::Steering) each step, once registered with
@@ -122,6 +129,49 @@ pub trait SteeringBehaviour: Component<Mutability = Mutable> {
     fn forget_target(&mut self);
 }
 
+/// A behaviour that steers by the agent's neighbours (flocking): a component whose force the
+/// plugin computes from the agents within [`radius`](Self::radius) and
+/// [`field_of_view`](Self::field_of_view), once registered with
+/// [`add_neighbour_behaviour`](crate::plugin::SteeringAppExt::add_neighbour_behaviour) for a
+/// marker: its neighbours are the other agents with that marker, found through the marker's
+/// [`SpatialIndex`](crate::spatial::SpatialIndex).
+///
+/// Stepping, weights, the switch, bad input and gizmos are shared with the other behaviours, as for
+/// [`SteeringBehaviour`]. A radius that is zero, negative or not finite gives no force and is
+/// reported once as [`Problem::InvalidRadius`](crate::problems::Problem::InvalidRadius).
+pub trait NeighbourBehaviour: Component<Mutability = Mutable> {
+    /// The behaviour's name (see [`SteeringBehaviour::NAME`]).
+    const NAME: &'static str;
+
+    /// Factor on the force. Default `1.0`.
+    fn weight(&self) -> f32 {
+        1.0
+    }
+
+    /// Whether the behaviour is switched on. Default `true`.
+    fn enabled(&self) -> bool {
+        true
+    }
+
+    /// Whether the behaviour acts this step: enabled with a weight other than zero.
+    fn active(&self) -> bool {
+        self.enabled() && self.weight() != 0.0
+    }
+
+    /// How far away other agents count as neighbours.
+    fn radius(&self) -> f32;
+
+    /// The whole angle, in radians, in which the agent sees neighbours, centred on its heading.
+    /// Default a full turn: all round.
+    fn field_of_view(&self) -> f32 {
+        core::f32::consts::TAU
+    }
+
+    /// The unweighted force on `agent` from `neighbours` (those in range and view, in an order
+    /// that does not depend on threads).
+    fn force(&self, agent: &Boid, neighbours: &[Neighbour]) -> Vector;
+}
+
 /// Where a target entity is and how it moves, as the behaviours see it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TargetState {
@@ -140,6 +190,8 @@ pub enum NoTarget {
     Missing(Entity),
     /// The target's position or velocity is not finite.
     NonFinite,
+    /// A neighbour behaviour's radius is zero, negative or not finite: it has no neighbours.
+    InvalidRadius,
 }
 
 fn finite(state: TargetState) -> Result<TargetState, NoTarget> {
@@ -228,3 +280,23 @@ macro_rules! weight_and_switch_builders {
     };
 }
 pub(crate) use weight_and_switch_builders;
+
+/// The builders every built-in neighbour behaviour has for its `strength` and `field_of_view`.
+macro_rules! neighbourhood_builders {
+    ($behaviour:ty) => {
+        impl $behaviour {
+            /// Sets the strength.
+            pub fn with_strength(mut self, strength: f32) -> Self {
+                self.strength = strength;
+                self
+            }
+
+            /// Sets the field of view: the whole angle, in radians, centred on the heading.
+            pub fn with_field_of_view(mut self, field_of_view: f32) -> Self {
+                self.field_of_view = field_of_view;
+                self
+            }
+        }
+    };
+}
+pub(crate) use neighbourhood_builders;

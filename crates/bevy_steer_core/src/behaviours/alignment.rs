@@ -1,0 +1,80 @@
+//! Alignment: head the way the neighbours head.
+
+use bevy::prelude::*;
+
+use super::{NeighbourBehaviour, neighbourhood_builders, weight_and_switch_builders};
+use crate::Vector;
+use crate::components::Steering;
+use crate::forces::{self, Boid};
+use crate::spatial::Neighbour;
+
+/// Alignment: steer toward the mean heading of the neighbours within `radius`.
+///
+/// The rule is the flocking article's (the direction of the neighbours' mean velocity), applied as
+/// Reynolds steers: the desired velocity along it at `MaxSpeed`, minus the velocity, at most
+/// `strength` long, so that headings settle instead of swinging past each other.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Default, Debug, PartialEq, Clone)]
+#[require(Steering)]
+pub struct Alignment {
+    /// Neighbours within this distance count. Default `60.0`.
+    pub radius: f32,
+    /// The whole angle of view, in radians, centred on the heading. Default a full turn.
+    pub field_of_view: f32,
+    /// The largest force, in units per second² for a mass of 1. Default `200.0`.
+    pub strength: f32,
+    /// Factor on the force. Default `1.0`.
+    pub weight: f32,
+    /// Whether the behaviour acts. Default `true`.
+    pub enabled: bool,
+}
+
+impl Default for Alignment {
+    fn default() -> Self {
+        Self {
+            radius: 60.0,
+            field_of_view: core::f32::consts::TAU,
+            strength: 200.0,
+            weight: 1.0,
+            enabled: true,
+        }
+    }
+}
+
+impl Alignment {
+    /// Alignment with the neighbours within `radius`, with the default strength.
+    pub fn new(radius: f32) -> Self {
+        Self {
+            radius,
+            ..default()
+        }
+    }
+}
+
+weight_and_switch_builders!(Alignment);
+neighbourhood_builders!(Alignment);
+
+impl NeighbourBehaviour for Alignment {
+    const NAME: &'static str = "alignment";
+
+    fn weight(&self) -> f32 {
+        self.weight
+    }
+
+    fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    fn radius(&self) -> f32 {
+        self.radius
+    }
+
+    fn field_of_view(&self) -> f32 {
+        self.field_of_view
+    }
+
+    fn force(&self, agent: &Boid, neighbours: &[Neighbour]) -> Vector {
+        let heading = forces::alignment(neighbours.iter().map(|neighbour| neighbour.velocity));
+        forces::steer_to_heading(agent, heading, self.strength)
+    }
+}

@@ -1,0 +1,82 @@
+//! Cohesion: move toward the neighbours' centre.
+
+use bevy::prelude::*;
+
+use super::{NeighbourBehaviour, neighbourhood_builders, weight_and_switch_builders};
+use crate::Vector;
+use crate::components::Steering;
+use crate::forces::{self, Boid};
+use crate::spatial::Neighbour;
+
+/// Cohesion: steer toward the centre of the neighbours within `radius`.
+///
+/// The rule is the flocking article's (toward the neighbours' centre), applied as Reynolds steers:
+/// seek the centre with arrival within `radius`, the force at most `strength` long, so that the
+/// group closes in without swinging through its centre and back.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Default, Debug, PartialEq, Clone)]
+#[require(Steering)]
+pub struct Cohesion {
+    /// Neighbours within this distance count. Default `60.0`.
+    pub radius: f32,
+    /// The whole angle of view, in radians, centred on the heading. Default a full turn.
+    pub field_of_view: f32,
+    /// The largest force, in units per second² for a mass of 1. Default `150.0`.
+    pub strength: f32,
+    /// Factor on the force. Default `1.0`.
+    pub weight: f32,
+    /// Whether the behaviour acts. Default `true`.
+    pub enabled: bool,
+}
+
+impl Default for Cohesion {
+    fn default() -> Self {
+        Self {
+            radius: 60.0,
+            field_of_view: core::f32::consts::TAU,
+            strength: 150.0,
+            weight: 1.0,
+            enabled: true,
+        }
+    }
+}
+
+impl Cohesion {
+    /// Cohesion with the neighbours within `radius`, with the default strength.
+    pub fn new(radius: f32) -> Self {
+        Self {
+            radius,
+            ..default()
+        }
+    }
+}
+
+weight_and_switch_builders!(Cohesion);
+neighbourhood_builders!(Cohesion);
+
+impl NeighbourBehaviour for Cohesion {
+    const NAME: &'static str = "cohesion";
+
+    fn weight(&self) -> f32 {
+        self.weight
+    }
+
+    fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    fn radius(&self) -> f32 {
+        self.radius
+    }
+
+    fn field_of_view(&self) -> f32 {
+        self.field_of_view
+    }
+
+    fn force(&self, agent: &Boid, neighbours: &[Neighbour]) -> Vector {
+        let positions = neighbours.iter().map(|neighbour| neighbour.position);
+        forces::mean(positions).map_or(Vector::ZERO, |centre| {
+            forces::truncate(forces::seek(agent, centre, self.radius), self.strength)
+        })
+    }
+}

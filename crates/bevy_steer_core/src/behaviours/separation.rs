@@ -1,0 +1,108 @@
+//! Separation: keep apart from the neighbours.
+
+use bevy::prelude::*;
+
+use super::{NeighbourBehaviour, neighbourhood_builders, weight_and_switch_builders};
+use crate::Vector;
+use crate::components::Steering;
+use crate::forces::{self, Boid};
+use crate::spatial::Neighbour;
+
+/// How [`Separation`] weighs its neighbours.
+#[derive(Reflect, Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[reflect(Default, Debug, PartialEq, Hash, Clone)]
+pub enum SeparationMethod {
+    /// The tutorials' (flocking, Leader Following, Queue): away from the mean offset of the
+    /// neighbours, at full strength whatever their distance.
+    #[default]
+    Mean,
+    /// Reynolds': each neighbour pushes by `radius / distance` times the strength, so the closest
+    /// push hardest, and the pushes add up.
+    ByDistance,
+}
+
+/// Separation: steer away from the neighbours within `radius`, so a crowd keeps apart.
+///
+/// The force is `strength` along the away direction ([`SeparationMethod`] says how it is
+/// computed). The tutorials' `MAX_SEPARATION = 2.0` pixels per frame² is a strength of `120.0` at
+/// 60 frames per second.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Default, Debug, PartialEq, Clone)]
+#[require(Steering)]
+pub struct Separation {
+    /// Neighbours within this distance push. Default `30.0` (the Queue demo's `SEPARATION_RADIUS`).
+    pub radius: f32,
+    /// The whole angle of view, in radians, centred on the heading. Default a full turn.
+    pub field_of_view: f32,
+    /// The force at full push, in units per second² for a mass of 1. Default `300.0`.
+    pub strength: f32,
+    /// Mean (the tutorials') or by distance (Reynolds'). Default `Mean`.
+    pub method: SeparationMethod,
+    /// Factor on the force. Default `1.0`.
+    pub weight: f32,
+    /// Whether the behaviour acts. Default `true`.
+    pub enabled: bool,
+}
+
+impl Default for Separation {
+    fn default() -> Self {
+        Self {
+            radius: 30.0,
+            field_of_view: core::f32::consts::TAU,
+            strength: 300.0,
+            method: SeparationMethod::Mean,
+            weight: 1.0,
+            enabled: true,
+        }
+    }
+}
+
+impl Separation {
+    /// Separation from the neighbours within `radius`, with the default strength.
+    pub fn new(radius: f32) -> Self {
+        Self {
+            radius,
+            ..default()
+        }
+    }
+
+    /// Sets the method.
+    pub fn with_method(mut self, method: SeparationMethod) -> Self {
+        self.method = method;
+        self
+    }
+}
+
+weight_and_switch_builders!(Separation);
+neighbourhood_builders!(Separation);
+
+impl NeighbourBehaviour for Separation {
+    const NAME: &'static str = "separation";
+
+    fn weight(&self) -> f32 {
+        self.weight
+    }
+
+    fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    fn radius(&self) -> f32 {
+        self.radius
+    }
+
+    fn field_of_view(&self) -> f32 {
+        self.field_of_view
+    }
+
+    fn force(&self, agent: &Boid, neighbours: &[Neighbour]) -> Vector {
+        let positions = neighbours.iter().map(|neighbour| neighbour.position);
+        let push = match self.method {
+            SeparationMethod::Mean => forces::separation(agent.position, positions),
+            SeparationMethod::ByDistance => {
+                forces::separation_by_distance(agent.position, self.radius, positions)
+            }
+        };
+        push * self.strength
+    }
+}

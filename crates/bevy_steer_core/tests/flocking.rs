@@ -1,0 +1,298 @@
+//! Separation, alignment and cohesion: the force functions against hand-computed values, then
+//! crowds through the ECS.
+
+mod common;
+
+use std::f32::consts::{FRAC_PI_2, PI, TAU};
+
+use bevy::prelude::*;
+use bevy_steer_core::forces::{
+    alignment, cohesion, half_angle_cos, in_field_of_view, separation, separation_by_distance,
+};
+use bevy_steer_core::prelude::*;
+use common::*;
+use rand::rngs::Xoshiro128PlusPlus;
+use rand::{RngExt, SeedableRng};
+
+#[test]
+fn the_rules_against_hand_computed_values() {
+    let me = Vec2::new(10.0, 10.0);
+    // Neighbours at (+3, 0) and (0, +4) from me: mean offset (1.5, 2), length 2.5.
+    let neighbours = [Vec2::new(13.0, 10.0), Vec2::new(10.0, 14.0)];
+    assert!(separation(me, neighbours).abs_diff_eq(Vec2::new(-0.6, -0.8), 1e-6));
+    assert!(cohesion(me, neighbours).abs_diff_eq(Vec2::new(0.6, 0.8), 1e-6));
+    // By distance: (-1, 0) * 12 / 3 + (0, -1) * 12 / 4 = (-4, -3).
+    assert!(separation_by_distance(me, 12.0, neighbours).abs_diff_eq(Vec2::new(-4.0, -3.0), 1e-5));
+    // Velocities (30, 0) and (0, 40): mean (15, 20), direction (0.6, 0.8).
+    let velocities = [Vec2::new(30.0, 0.0), Vec2::new(0.0, 40.0)];
+    assert!(alignment(velocities).abs_diff_eq(Vec2::new(0.6, 0.8), 1e-6));
+}
+
+#[test]
+fn no_neighbour_or_a_neighbour_on_the_agent_gives_no_force_and_no_nan() {
+    let me = Vec2::new(1.0, 2.0);
+    assert_eq!(separation(me, []), Vec2::ZERO);
+    assert_eq!(separation_by_distance(me, 10.0, []), Vec2::ZERO);
+    assert_eq!(cohesion(me, []), Vec2::ZERO);
+    assert_eq!(alignment([]), Vec2::ZERO);
+    assert_eq!(separation(me, [me]), Vec2::ZERO);
+    assert_eq!(separation_by_distance(me, 10.0, [me, me]), Vec2::ZERO);
+    assert_eq!(cohesion(me, [me]), Vec2::ZERO);
+    assert_eq!(alignment([Vec2::X, -Vec2::X]), Vec2::ZERO);
+}
+
+#[test]
+fn the_field_of_view_cuts_a_wedge_behind() {
+    let heading = Vec2::X;
+    let quarter_view = half_angle_cos(FRAC_PI_2);
+    assert!(in_field_of_view(
+        Vec2::ZERO,
+        heading,
+        quarter_view,
+        Vec2::new(10.0, 5.0)
+    ));
+    assert!(!in_field_of_view(
+        Vec2::ZERO,
+        heading,
+        quarter_view,
+        Vec2::new(5.0, 10.0)
+    ));
+    let half_view = half_angle_cos(PI);
+    assert!(in_field_of_view(
+        Vec2::ZERO,
+        heading,
+        half_view,
+        Vec2::new(0.1, 10.0)
+    ));
+    assert!(!in_field_of_view(
+        Vec2::ZERO,
+        heading,
+        half_view,
+        Vec2::new(-0.1, 10.0)
+    ));
+    // All round, and an agent at rest, see everything.
+    for view in [TAU, f32::NAN, 100.0] {
+        assert!(in_field_of_view(
+            Vec2::ZERO,
+            heading,
+            half_angle_cos(view),
+            -Vec2::X
+        ));
+    }
+    assert!(in_field_of_view(
+        Vec2::ZERO,
+        Vec2::ZERO,
+        quarter_view,
+        -Vec2::X
+    ));
+}
+
+/// A boid of the tests' flocks.
+#[derive(Component, Default)]
+struct Boid;
+
+fn flock_app() -> App {
+    let mut app = create_app(60.0);
+    app.add_plugins(FlockingPlugin::<Boid>::new(60.0));
+    app
+}
+
+fn positions_and_velocities(app: &mut App) -> Vec<(Vec2, Vec2)> {
+    let mut boids = app
+        .world_mut()
+        .query_filtered::<(&Transform, &Velocity), With<Boid>>();
+    boids
+        .iter(app.world())
+        .map(|(transform, velocity)| (transform.translation.truncate(), velocity.0))
+        .collect()
+}
+
+fn closest_pair(app: &mut App) -> f32 {
+    let boids = positions_and_velocities(app);
+    let mut closest = f32::INFINITY;
+    for (i, (a, _)) in boids.iter().enumerate() {
+        for (b, _) in &boids[i + 1..] {
+            closest = closest.min(a.distance(*b));
+        }
+    }
+    closest
+}
+
+fn spread_of(app: &mut App) -> f32 {
+    let positions: Vec<Vec2> = positions_and_velocities(app)
+        .into_iter()
+        .map(|(position, _)| position)
+        .collect();
+    let centre = positions.iter().sum::<Vec2>() / positions.len() as f32;
+    positions.iter().map(|p| p.distance(centre)).sum::<f32>() / positions.len() as f32
+}
+
+/// Length of the mean unit heading: 1 when all head the same way, near 0 when headings are random.
+fn polarisation(app: &mut App) -> f32 {
+    let boids = positions_and_velocities(app);
+    let sum: Vec2 = boids
+        .iter()
+        .map(|(_, velocity)| velocity.normalize_or_zero())
+        .sum();
+    sum.length() / boids.len() as f32
+}
+
+#[test]
+fn separation_spreads_a_packed_crowd() {
+    let mut app = flock_app();
+    let mut rng = Xoshiro128PlusPlus::seed_from_u64(1);
+    // 100 boids packed into a 20 x 20 square, pushed apart within 25 units.
+    for _ in 0..100 {
+        let start = Vec2::new(rng.random_range(-10.0..10.0), rng.random_range(-10.0..10.0));
+        spawn(
+            &mut app,
+            (at(start.x, start.y), Boid, Separation::new(25.0)),
+        );
+    }
+    assert!(closest_pair(&mut app) < 2.0);
+    step_checking(&mut app, 60 * 5, |app, _| assert_agents_sane(app));
+    let closest = closest_pair(&mut app);
+    assert!(closest > 10.0, "closest pair {closest} apart after 5 s");
+}
+
+#[test]
+fn alignment_brings_random_headings_into_line() {
+    let mut app = flock_app();
+    // The boids' world wraps round (as boids' worlds usually do), so that groups that agreed on a
+    // heading keep meeting the others instead of drifting apart.
+    app.add_systems(
+        SteeringSchedule,
+        (|mut boids: Query<&mut Transform, With<Boid>>| {
+            for mut transform in &mut boids {
+                let wrapped = transform
+                    .translation
+                    .truncate()
+                    .rem_euclid(Vec2::new(400.0, 200.0));
+                transform.translation = wrapped.extend(0.0);
+            }
+        })
+        .after(SteeringSystems::Integrate),
+    );
+    let mut rng = Xoshiro128PlusPlus::seed_from_u64(2);
+    // 200 boids on a grid 20 apart (400 x 200), each seeing the others within 80 (about 50).
+    for index in 0..200 {
+        let start = Vec2::new((index % 20) as f32 * 20.0, (index / 20) as f32 * 20.0);
+        let heading = Vec2::from_angle(rng.random_range(0.0..TAU));
+        spawn(
+            &mut app,
+            (
+                at(start.x, start.y),
+                Velocity(heading * 100.0),
+                Boid,
+                Alignment::new(80.0),
+            ),
+        );
+    }
+    let before = polarisation(&mut app);
+    assert!(before < 0.3, "{before}");
+    step(&mut app, 60 * 10);
+    let after = polarisation(&mut app);
+    assert!(after > 0.9, "polarisation {after} after 10 s");
+}
+
+#[test]
+fn cohesion_draws_a_scattered_group_together() {
+    let mut app = flock_app();
+    let mut rng = Xoshiro128PlusPlus::seed_from_u64(3);
+    for _ in 0..60 {
+        let start = Vec2::new(
+            rng.random_range(-150.0..150.0),
+            rng.random_range(-150.0..150.0),
+        );
+        spawn(&mut app, (at(start.x, start.y), Boid, Cohesion::new(120.0)));
+    }
+    let before = spread_of(&mut app);
+    step(&mut app, 60 * 5);
+    let after = spread_of(&mut app);
+    assert!(after < before * 0.5, "spread {before} -> {after}");
+}
+
+#[test]
+fn flocks_keep_to_their_own_marker() {
+    #[derive(Component)]
+    struct Red;
+    let mut app = create_app(60.0);
+    app.add_plugins((
+        FlockingPlugin::<Boid>::new(50.0),
+        FlockingPlugin::<Red>::new(50.0),
+    ));
+    let boid = spawn(&mut app, (at(0.0, 0.0), Boid, Separation::new(50.0)));
+    let red = spawn(&mut app, (at(10.0, 0.0), Red, Separation::new(50.0)));
+    step(&mut app, 10);
+    // Neither sees the other: no push.
+    assert_eq!(velocity(&app, boid), Vec2::ZERO);
+    assert_eq!(velocity(&app, red), Vec2::ZERO);
+    // A second boid does push the first.
+    let second = spawn(&mut app, (at(-10.0, 0.0), Boid, Separation::new(50.0)));
+    step(&mut app, 10);
+    assert!(velocity(&app, boid).x > 0.0);
+    assert!(velocity(&app, second).x < 0.0);
+}
+
+#[test]
+fn bad_radii_and_crowds_on_one_point_are_safe() {
+    let mut app = flock_app();
+    let bad = [0.0, -5.0, f32::NAN, f32::INFINITY].map(|radius| {
+        spawn(
+            &mut app,
+            (
+                at(0.0, 0.0),
+                Boid,
+                Separation::new(radius),
+                Alignment::new(radius),
+                Cohesion::new(radius),
+            ),
+        )
+    });
+    // Ten boids on one point, and a flock of one far away.
+    for _ in 0..10 {
+        spawn(
+            &mut app,
+            (
+                at(500.0, 500.0),
+                Boid,
+                Separation::new(20.0),
+                Alignment::new(20.0),
+                Cohesion::new(20.0),
+            ),
+        );
+    }
+    let alone = spawn(
+        &mut app,
+        (
+            at(-900.0, 0.0),
+            Boid,
+            Separation::new(20.0),
+            Alignment::new(20.0),
+            Cohesion::new(20.0),
+        ),
+    );
+    step_checking(&mut app, 60, |app, _| assert_agents_sane(app));
+    for agent in bad {
+        let reported = problems(&app, agent);
+        for name in ["separation", "alignment", "cohesion"] {
+            assert!(
+                reported.contains(Problem::InvalidRadius(BehaviourKind::new(name))),
+                "{name}: {reported:?}"
+            );
+        }
+    }
+    assert_eq!(velocity(&app, alone), Vec2::ZERO);
+    assert!(problems(&app, alone).is_empty());
+}
+
+#[test]
+fn a_missing_spatial_index_leaves_flocking_idle() {
+    // Registered by hand without the index: no force, no panic.
+    let mut app = create_app(60.0);
+    app.add_neighbour_behaviour::<Separation, Boid>();
+    let first = spawn(&mut app, (at(0.0, 0.0), Boid, Separation::new(50.0)));
+    spawn(&mut app, (at(5.0, 0.0), Boid, Separation::new(50.0)));
+    step(&mut app, 5);
+    assert_eq!(velocity(&app, first), Vec2::ZERO);
+}
