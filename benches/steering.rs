@@ -7,9 +7,14 @@
 //! - `neighbours`: the hunter / prey neighbour queries (each hunter's closest prey in sight, each
 //!   prey's closest hunter in range) with `SpatialIndex`, with a k-d tree (kiddo) and with an
 //!   all-pairs scan.
+//! - `flocking`: one step of the flocking scene (N boids with separation, alignment, cohesion and
+//!   wander, index rebuild included), and the same arithmetic as a plain loop over a `Vec` of
+//!   structs with a grid, parallelised the same way (the baseline), checked to move every boid to
+//!   the same bits.
 //!
 //! Machines are shared and noisy, so the headline figures are ratios between benchmarks of one run;
-//! for wander, a ratio measured with plugin and baseline in alternate blocks (`paired_ratio`).
+//! for wander and flocking, a ratio measured with plugin and baseline in alternate blocks
+//! (`paired_ratio`).
 
 #[path = "../examples/stress/scenes.rs"]
 mod scenes;
@@ -18,8 +23,9 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use bevy::math::{Rect, Vec2};
-use bevy::prelude::Entity;
+use bevy::prelude::{Entity, With, World};
 use bevy::tasks::{ComputeTaskPool, ParallelSlice, ParallelSliceMut, TaskPool, TaskPoolBuilder};
+use bevy_steer::forces;
 use bevy_steer::prelude::*;
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion};
@@ -32,15 +38,15 @@ use scenes::{Scene, arena_for};
 /// The step length, in seconds.
 const DT: f32 = 1.0 / 60.0;
 
-/// Medians of the per-step times criterion measured, by benchmark and N.
+/// Medians of the per-step times criterion measured, by group, benchmark and N.
 #[derive(Default)]
-struct Medians(Vec<(&'static str, usize, f64)>);
+struct Medians(Vec<(&'static str, &'static str, usize, f64)>);
 
 impl Medians {
-    fn get(&self, name: &str, agents: usize) -> Option<f64> {
+    fn get(&self, group: &str, name: &str, agents: usize) -> Option<f64> {
         self.0
             .iter()
-            .find(|(n, a, _)| *n == name && *a == agents)
+            .find(|(g, n, a, _)| *g == group && *n == name && *a == agents)
             .map(|(.., median)| *median)
     }
 }
@@ -50,9 +56,11 @@ fn median(mut samples: Vec<f64>) -> f64 {
     samples[samples.len() / 2]
 }
 
-/// Benchmarks `step` as `name` at `agents`, and keeps the median time of one call.
+/// Benchmarks `step` as `name` at `agents` in `group` (named `group_name`), and keeps the median
+/// time of one call.
 fn measure(
     group: &mut BenchmarkGroup<WallTime>,
+    group_name: &'static str,
     medians: &mut Medians,
     name: &'static str,
     agents: usize,
@@ -72,7 +80,7 @@ fn measure(
     });
     // Empty when a filter on the command line skipped the benchmark.
     if !samples.is_empty() {
-        medians.0.push((name, agents, median(samples)));
+        medians.0.push((group_name, name, agents, median(samples)));
     }
 }
 
@@ -128,23 +136,53 @@ fn chunk_size(items: usize, pool: &TaskPool) -> usize {
     items.div_ceil(pool.thread_num()).max(1)
 }
 
+/// The time per step of a block of `steps` calls of `step`.
+fn block(step: &mut dyn FnMut(), steps: u32) -> f64 {
+    let started = Instant::now();
+    for _ in 0..steps {
+        step();
+    }
+    started.elapsed().as_secs_f64() / f64::from(steps)
+}
+
+/// How many steps of `seconds` each make a block of about 10 ms.
+fn steps_for(seconds: f64) -> u32 {
+    ((0.01 / seconds) as u32).max(1)
+}
+
 /// Runs `plugin` and `baseline` in alternate blocks of about 10 ms each for `budget`, and returns
 /// the median over block pairs of plugin time / baseline time per step. On a shared machine the two
 /// halves of a pair see the same load, so this ratio moves far less from run to run than the ratio
 /// of two medians measured seconds apart.
 fn paired_ratio(mut plugin: impl FnMut(), mut baseline: impl FnMut(), budget: Duration) -> f64 {
-    // Time per step of a block of `steps` calls.
-    let block = |step: &mut dyn FnMut(), steps: u32| {
-        let started = Instant::now();
-        for _ in 0..steps {
-            step();
-        }
-        started.elapsed().as_secs_f64() / f64::from(steps)
-    };
     // Warm both up, and size the blocks from that.
-    let steps_for = |seconds: f64| ((0.01 / seconds) as u32).max(1);
     let plugin_steps = steps_for(block(&mut plugin, 3));
     let baseline_steps = steps_for(block(&mut baseline, 3));
+    paired_blocks(plugin, baseline, (plugin_steps, baseline_steps), budget)
+}
+
+/// [`paired_ratio`] for a scene that changes as it runs: both sides run as many steps per block
+/// (about 10 ms of the plugin's), so that two sides that start in the same state and compute the
+/// same steps are timed on the same states throughout.
+fn paired_ratio_in_lockstep(
+    mut plugin: impl FnMut(),
+    mut baseline: impl FnMut(),
+    budget: Duration,
+) -> f64 {
+    let warm_up = 3;
+    let steps = steps_for(block(&mut plugin, warm_up));
+    block(&mut baseline, warm_up);
+    paired_blocks(plugin, baseline, (steps, steps), budget)
+}
+
+/// Alternates blocks of `plugin_steps` and `baseline_steps` until there are at least 11 pairs and
+/// `budget` is spent; the median of the pairs' ratios of time per step.
+fn paired_blocks(
+    mut plugin: impl FnMut(),
+    mut baseline: impl FnMut(),
+    (plugin_steps, baseline_steps): (u32, u32),
+    budget: Duration,
+) -> f64 {
     let mut ratios = Vec::new();
     let started = Instant::now();
     while ratios.len() < 11 || started.elapsed() < budget {
@@ -168,12 +206,19 @@ fn wander(criterion: &mut Criterion, medians: &mut Medians) {
                 wanderers.iter_mut().for_each(|wanderer| wanderer.step(DT));
             });
         };
-        measure(&mut group, medians, "plugin", agents, &mut plugin);
-        measure(&mut group, medians, "baseline", agents, &mut baseline);
+        measure(&mut group, "wander", medians, "plugin", agents, &mut plugin);
+        measure(
+            &mut group,
+            "wander",
+            medians,
+            "baseline",
+            agents,
+            &mut baseline,
+        );
         // Only when criterion ran them (a command-line filter may have skipped the group).
-        if medians.get("plugin", agents).is_some() {
+        if medians.get("wander", "plugin", agents).is_some() {
             let ratio = paired_ratio(&mut plugin, &mut baseline, Duration::from_secs(4));
-            medians.0.push(("paired", agents, ratio));
+            medians.0.push(("wander", "paired", agents, ratio));
         }
     }
     group.finish();
@@ -183,7 +228,7 @@ fn hunter_prey(criterion: &mut Criterion, medians: &mut Medians) {
     let mut group = criterion.benchmark_group("hunter_prey");
     for prey in [1_000, 10_000, 100_000] {
         let mut app = Scene::HunterPrey.app(prey);
-        measure(&mut group, medians, "step", prey, || {
+        measure(&mut group, "hunter_prey", medians, "step", prey, || {
             scenes::step(&mut app);
         });
     }
@@ -324,15 +369,298 @@ fn neighbours(criterion: &mut Criterion, medians: &mut Medians) {
                     == distances(&prey, &hunters, &answers.1),
             "the k-d tree and the scan disagree at {prey_count} prey"
         );
-        measure(&mut group, medians, "index", prey_count, || {
-            std::hint::black_box(by_index());
+        measure(
+            &mut group,
+            "neighbours",
+            medians,
+            "index",
+            prey_count,
+            || {
+                std::hint::black_box(by_index());
+            },
+        );
+        measure(
+            &mut group,
+            "neighbours",
+            medians,
+            "kdtree",
+            prey_count,
+            || {
+                std::hint::black_box(by_tree());
+            },
+        );
+        measure(
+            &mut group,
+            "neighbours",
+            medians,
+            "scan",
+            prey_count,
+            || {
+                std::hint::black_box(by_scan());
+            },
+        );
+    }
+    group.finish();
+}
+
+/// The flocking scene's radii and strengths, shared by every boid of the baseline.
+#[derive(Clone, Copy)]
+struct FlockRules {
+    separation_radius: f32,
+    separation_strength: f32,
+    /// Alignment's and cohesion's radius (the scene gives both the same).
+    flock_radius: f32,
+    alignment_strength: f32,
+    cohesion_strength: f32,
+}
+
+impl FlockRules {
+    /// The flocking scene's: its radii, the behaviours' default strengths.
+    fn of_scene() -> Self {
+        Self {
+            separation_radius: scenes::SEPARATION_RADIUS,
+            separation_strength: Separation::default().strength,
+            flock_radius: scenes::FLOCK_RADIUS,
+            alignment_strength: Alignment::default().strength,
+            cohesion_strength: Cohesion::default().strength,
+        }
+    }
+}
+
+/// A boid as a straightforward hand-written flocking simulation keeps it (72 bytes).
+struct PlainBoid {
+    /// Its key in the grid: the plugin's entity for it, so that the grid holds the boids in the
+    /// order the plugin's index does and the neighbours' terms add up in the same order.
+    entity: Entity,
+    position: Vec2,
+    velocity: Vec2,
+    wander_angle: f32,
+    circle_distance: f32,
+    circle_radius: f32,
+    angle_change: f32,
+    max_speed: f32,
+    max_force: f32,
+    mass: f32,
+    /// The plugin's generator for the boid (xoshiro128++, 16 bytes), so that it draws the same
+    /// numbers.
+    rng: SteeringRng,
+}
+
+impl PlainBoid {
+    /// One step: wander, separation, alignment and cohesion from `grid` (every boid as it was at
+    /// the start of the step), then the integration and the wrap round `arena`. `neighbours` is
+    /// scratch space.
+    fn step(
+        &mut self,
+        grid: &SpatialIndex<scenes::Boid>,
+        rules: FlockRules,
+        arena: Rect,
+        neighbours: &mut Vec<Neighbour>,
+        dt: f32,
+    ) {
+        let agent = forces::Boid {
+            position: self.position,
+            velocity: self.velocity,
+            max_speed: self.max_speed,
+        };
+        // Wander: the circle method in the world frame, then the angle moves on.
+        let direction = forces::wander_displacement_direction(
+            self.wander_angle,
+            WanderFrame::World,
+            self.velocity,
+        );
+        let wander = forces::wander_circle(
+            self.velocity,
+            self.circle_distance,
+            self.circle_radius,
+            direction,
+        );
+        self.wander_angle =
+            forces::next_wander_angle(self.wander_angle, self.angle_change, self.rng.random(), dt);
+        // One look at the grid, at the widest radius; separation keeps the closer neighbours. The
+        // view is all round, so there is no field of view to test.
+        neighbours.clear();
+        let me = self.entity;
+        grid.for_each_within(self.position, rules.flock_radius, |neighbour| {
+            if neighbour.entity != me {
+                neighbours.push(neighbour);
+            }
         });
-        measure(&mut group, medians, "kdtree", prey_count, || {
-            std::hint::black_box(by_tree());
+        let positions = || neighbours.iter().map(|neighbour| neighbour.position);
+        let close = rules.separation_radius * rules.separation_radius;
+        let separation = forces::separation(
+            self.position,
+            positions().filter(|position| position.distance_squared(self.position) <= close),
+        ) * rules.separation_strength;
+        let heading = forces::alignment(neighbours.iter().map(|neighbour| neighbour.velocity));
+        let alignment = forces::steer_to_heading(&agent, heading, rules.alignment_strength);
+        let cohesion = forces::mean(positions()).map_or(Vec2::ZERO, |centre| {
+            forces::truncate(
+                forces::seek(&agent, centre, rules.flock_radius),
+                rules.cohesion_strength,
+            )
         });
-        measure(&mut group, medians, "scan", prey_count, || {
-            std::hint::black_box(by_scan());
+        // Summed in the plugin's order: wander, then the neighbour behaviours as registered.
+        let steering = Vec2::ZERO + wander + separation + alignment + cohesion;
+        self.velocity = forces::integrate_velocity(
+            self.velocity,
+            steering,
+            self.mass,
+            self.max_speed,
+            self.max_force,
+            dt,
+        );
+        self.position += self.velocity * dt;
+        if let Some(position) = scenes::wrapped(arena, self.position) {
+            self.position = position;
+        }
+    }
+}
+
+/// The baseline's flock: a `Vec` of boids, and a grid of them rebuilt every step.
+///
+/// The grid is bevy_steer's `SpatialIndex` (a uniform grid filled by a counting sort), fed from
+/// the `Vec` in the order the plugin's index is fed: neighbours then come in the same order on both
+/// sides, so that the sums over them round alike and both move every boid to the same bits, which
+/// the benchmark checks. The ratio then measures what the plugin adds to the same grid and
+/// arithmetic; how the grid compares with other structures is the `neighbours` group's question.
+struct PlainFlock {
+    boids: Vec<PlainBoid>,
+    grid: SpatialIndex<scenes::Boid>,
+    rules: FlockRules,
+    arena: Rect,
+    /// The plugin's step length, to the bit.
+    dt: f32,
+}
+
+/// The components a boid of the flocking scene is read from.
+type BoidState = (
+    Entity,
+    &'static Transform,
+    &'static Velocity,
+    &'static Wander,
+    &'static SteeringRng,
+    &'static MaxSpeed,
+    &'static MaxForce,
+    &'static Mass,
+);
+
+impl PlainFlock {
+    /// The boids of the flocking scene's `world` as they are now, in the order its queries visit
+    /// them.
+    fn of(world: &mut World) -> Self {
+        let boids = world
+            .query_filtered::<BoidState, With<scenes::Boid>>()
+            .iter(world)
+            .map(
+                |(entity, transform, velocity, wander, rng, max_speed, max_force, mass)| {
+                    PlainBoid {
+                        entity,
+                        position: transform.translation.truncate(),
+                        velocity: velocity.0,
+                        wander_angle: wander.angle,
+                        circle_distance: wander.circle_distance,
+                        circle_radius: wander.circle_radius,
+                        angle_change: wander.angle_change,
+                        max_speed: max_speed.0,
+                        max_force: max_force.0,
+                        mass: mass.0,
+                        rng: rng.clone(),
+                    }
+                },
+            )
+            .collect();
+        Self {
+            boids,
+            grid: SpatialIndex::new(scenes::FLOCK_RADIUS),
+            rules: FlockRules::of_scene(),
+            arena: world.resource::<scenes::FlockArena>().0,
+            dt: scenes::STEP.as_secs_f32(),
+        }
+    }
+
+    /// One step: the grid rebuilt on one thread (as the plugin's index is), then the boids in one
+    /// chunk per compute thread.
+    fn step(&mut self, pool: &TaskPool) {
+        let Self {
+            boids,
+            grid,
+            rules,
+            arena,
+            dt,
+        } = self;
+        grid.rebuild_moving(boids.iter().map(|boid| Neighbour {
+            entity: boid.entity,
+            position: boid.position,
+            velocity: boid.velocity,
+        }));
+        let (grid, rules, arena, dt) = (&*grid, *rules, *arena, *dt);
+        let chunk = chunk_size(boids.len(), pool);
+        boids.par_chunk_map_mut(pool, chunk, |_, boids| {
+            let mut neighbours = Vec::new();
+            for boid in boids {
+                boid.step(grid, rules, arena, &mut neighbours, dt);
+            }
         });
+    }
+
+    /// Whether every boid of `world` has the position and velocity of its baseline boid, to the
+    /// bit.
+    fn matches(&self, world: &mut World) -> bool {
+        let bits = |v: Vec2| v.to_array().map(f32::to_bits);
+        let plugin: Vec<_> = world
+            .query_filtered::<(&Transform, &Velocity), With<scenes::Boid>>()
+            .iter(world)
+            .map(|(transform, velocity)| (bits(transform.translation.truncate()), bits(velocity.0)))
+            .collect();
+        plugin.len() == self.boids.len()
+            && plugin
+                .iter()
+                .zip(&self.boids)
+                .all(|(plugin, boid)| *plugin == (bits(boid.position), bits(boid.velocity)))
+    }
+}
+
+/// Steps of the flocking scene after which plugin and baseline are compared before the timing.
+const FLOCKING_CHECK_STEPS: usize = 10;
+
+fn flocking(criterion: &mut Criterion, medians: &mut Medians) {
+    let mut group = criterion.benchmark_group("flocking");
+    for agents in [1_000, 10_000, 100_000] {
+        let mut app = Scene::Flocking.app(agents);
+        // The app above set up the compute pool; the baseline shares it.
+        let pool = ComputeTaskPool::get();
+        let mut flock = PlainFlock::of(app.world_mut());
+        for _ in 0..FLOCKING_CHECK_STEPS {
+            scenes::step(&mut app);
+            flock.step(pool);
+        }
+        assert!(
+            flock.matches(app.world_mut()),
+            "the plugin and the baseline moved the boids differently at {agents} boids"
+        );
+        measure(&mut group, "flocking", medians, "plugin", agents, || {
+            scenes::step(&mut app);
+        });
+        // The scene changes as it runs (flocks form): the baseline takes it up where the plugin
+        // left it.
+        let mut flock = PlainFlock::of(app.world_mut());
+        measure(&mut group, "flocking", medians, "baseline", agents, || {
+            flock.step(pool);
+        });
+        if medians.get("flocking", "plugin", agents).is_some() {
+            let mut flock = PlainFlock::of(app.world_mut());
+            let ratio = paired_ratio_in_lockstep(
+                || scenes::step(&mut app),
+                || flock.step(pool),
+                Duration::from_secs(4),
+            );
+            medians.0.push(("flocking", "paired", agents, ratio));
+            assert!(
+                flock.matches(app.world_mut()),
+                "the plugin and the baseline drifted apart in the paired run at {agents} boids"
+            );
+        }
     }
     group.finish();
 }
@@ -340,10 +668,10 @@ fn neighbours(criterion: &mut Criterion, medians: &mut Medians) {
 /// Prints the ratios: the figures `docs/performance.md` quotes.
 fn print_summary(medians: &Medians) {
     let ms = |seconds: f64| format!("{:.3} ms", seconds * 1e3);
-    let ratio_row = |name: &str, agents: usize, numerator: &str, denominator: &str| {
+    let ratio_row = |name: &str, group: &str, agents: usize, numerator: &str, denominator: &str| {
         let (Some(top), Some(bottom)) = (
-            medians.get(numerator, agents),
-            medians.get(denominator, agents),
+            medians.get(group, numerator, agents),
+            medians.get(group, denominator, agents),
         ) else {
             return;
         };
@@ -354,31 +682,68 @@ fn print_summary(medians: &Medians) {
             top / bottom
         );
     };
-    println!("\n| wander: plugin / baseline, paired (the headline) | N | ratio |");
+    println!("\n| plugin / baseline, paired (the headline) | N | ratio |");
     println!("| --- | ---: | ---: |");
-    for agents in [1_000, 10_000, 100_000, 1_000_000] {
-        if let Some(ratio) = medians.get("paired", agents) {
-            println!("| wander, plugin / baseline, paired | {agents} | {ratio:.2} |");
+    for group in ["wander", "flocking"] {
+        for agents in [1_000, 10_000, 100_000, 1_000_000] {
+            if let Some(ratio) = medians.get(group, "paired", agents) {
+                println!("| {group}, plugin / baseline, paired | {agents} | {ratio:.2} |");
+            }
         }
     }
     println!("\n| benchmark | N | bevy_steer | compared with | ratio |");
     println!("| --- | ---: | ---: | ---: | ---: |");
     for agents in [1_000, 10_000, 100_000, 1_000_000] {
-        ratio_row("wander, plugin / baseline", agents, "plugin", "baseline");
+        ratio_row(
+            "wander, plugin / baseline",
+            "wander",
+            agents,
+            "plugin",
+            "baseline",
+        );
     }
     for agents in [1_000, 10_000, 100_000] {
-        ratio_row("neighbours, index / scan", agents, "index", "scan");
-        ratio_row("neighbours, index / k-d tree", agents, "index", "kdtree");
+        ratio_row(
+            "flocking, plugin / baseline",
+            "flocking",
+            agents,
+            "plugin",
+            "baseline",
+        );
+    }
+    for agents in [1_000, 10_000, 100_000] {
+        ratio_row(
+            "neighbours, index / scan",
+            "neighbours",
+            agents,
+            "index",
+            "scan",
+        );
+        ratio_row(
+            "neighbours, index / k-d tree",
+            "neighbours",
+            agents,
+            "index",
+            "kdtree",
+        );
     }
     println!("\n| benchmark | N -> 10 N | time ratio |");
     println!("| --- | --- | ---: |");
-    for name in ["plugin", "step", "index", "kdtree"] {
+    for (group, name) in [
+        ("wander", "plugin"),
+        ("hunter_prey", "step"),
+        ("neighbours", "index"),
+        ("neighbours", "kdtree"),
+        ("flocking", "plugin"),
+        ("flocking", "baseline"),
+    ] {
         for agents in [1_000, 10_000, 100_000] {
-            if let (Some(small), Some(large)) =
-                (medians.get(name, agents), medians.get(name, agents * 10))
-            {
+            if let (Some(small), Some(large)) = (
+                medians.get(group, name, agents),
+                medians.get(group, name, agents * 10),
+            ) {
                 println!(
-                    "| {name} | {agents} -> {} | {:.2} |",
+                    "| {group} {name} | {agents} -> {} | {:.2} |",
                     agents * 10,
                     large / small
                 );
@@ -386,12 +751,17 @@ fn print_summary(medians: &Medians) {
         }
     }
     for prey in [1_000, 10_000, 100_000] {
-        if let Some(step) = medians.get("step", prey) {
+        if let Some(step) = medians.get("hunter_prey", "step", prey) {
             println!(
                 "hunter / prey, {prey} prey and {} hunters: {} per step",
                 prey / 100,
                 ms(step)
             );
+        }
+    }
+    for boids in [1_000, 10_000, 100_000] {
+        if let Some(step) = medians.get("flocking", "plugin", boids) {
+            println!("flocking, {boids} boids: {} per step", ms(step));
         }
     }
 }
@@ -406,6 +776,7 @@ fn main() {
     wander(&mut criterion, &mut medians);
     hunter_prey(&mut criterion, &mut medians);
     neighbours(&mut criterion, &mut medians);
+    flocking(&mut criterion, &mut medians);
     criterion.final_summary();
     print_summary(&medians);
 }

@@ -1,14 +1,17 @@
 //! Steers a crowd with no window and reports how long each step takes: the hunter / prey rules
-//! with N prey and N / 100 hunters, or N wanderers.
+//! with N prey and N / 100 hunters, N wanderers, or N flocking boids.
 //!
 //! | argument | default | meaning |
 //! | --- | --- | --- |
-//! | `--agents N` | 100000 | prey (hunter / prey) or wanderers |
+//! | `--agents N` | 100000 | prey (hunter / prey), wanderers or boids |
 //! | `--steps N` | 2000 | steps of 1/60 s to run |
-//! | `--scene hunter-prey` or `wander` | `hunter-prey` | what to simulate |
+//! | `--scene hunter-prey`, `wander` or `flocking` | `hunter-prey` | what to simulate |
 //!
 //! `cargo run --release --example stress -- --agents 100000 --steps 2000` shows a progress bar,
-//! then prints steps per second and the time per step (median and 99th percentile).
+//! then prints steps per second, the time per step (median and 99th percentile, and the medians of
+//! the first and last tenth of the steps) and the memory an agent's steering components take. For
+//! `flocking` it also prints how many neighbours a boid has on average, at the start and at the
+//! end.
 
 mod scenes;
 
@@ -48,7 +51,12 @@ impl Options {
                     options.scene = match value.as_str() {
                         "hunter-prey" => Scene::HunterPrey,
                         "wander" => Scene::Wander,
-                        _ => return Err(format!("unknown scene {value:?}: hunter-prey or wander")),
+                        "flocking" => Scene::Flocking,
+                        _ => {
+                            return Err(format!(
+                                "unknown scene {value:?}: hunter-prey, wander or flocking"
+                            ));
+                        }
                     }
                 }
                 _ => return Err(format!("unknown argument {name:?}")),
@@ -61,6 +69,7 @@ impl Options {
         match self.scene {
             Scene::Wander => format!("{} wanderers", self.agents),
             Scene::HunterPrey => format!("{} prey and {} hunters", self.agents, self.agents / 100),
+            Scene::Flocking => format!("{} boids", self.agents),
         }
     }
 }
@@ -82,6 +91,51 @@ fn wanderer_footprint() -> (usize, usize) {
     (components.iter().sum(), components.len() * 8)
 }
 
+/// Bytes of the components a flocking boid carries beyond a wanderer's (its three neighbour
+/// behaviours and the zero-sized marker), with their change ticks; and of its entries in the
+/// spatial index, which keeps each boid twice (in the order they came and sorted by cell) with its
+/// cell number.
+fn boid_footprint() -> (usize, usize, usize) {
+    use core::mem::size_of;
+    let components = [
+        size_of::<Separation>(),
+        size_of::<Alignment>(),
+        size_of::<Cohesion>(),
+        size_of::<scenes::Boid>(),
+    ];
+    let index = 2 * size_of::<Neighbour>() + size_of::<u32>();
+    (components.iter().sum(), components.len() * 8, index)
+}
+
+/// The mean number of other boids within `radius` of a boid, over every boid of `world` (the
+/// spatial index's count: not across the arena's wrap).
+fn mean_neighbours(world: &mut World, radius: f32) -> f64 {
+    let boids: Vec<(Entity, Vec2)> = world
+        .query_filtered::<(Entity, &Transform), With<scenes::Boid>>()
+        .iter(world)
+        .map(|(entity, transform)| (entity, transform.translation.truncate()))
+        .collect();
+    let mut index = SpatialIndex::<scenes::Boid>::new(radius);
+    index.rebuild(boids.iter().copied());
+    let mut total = 0_usize;
+    for (_, position) in &boids {
+        index.for_each_within(*position, radius, |_| total += 1);
+    }
+    // Each boid found itself.
+    (total - boids.len()) as f64 / boids.len().max(1) as f64
+}
+
+/// The mean neighbour counts within the separation and the flocking radius, as printed.
+fn describe_neighbours(world: &mut World) -> String {
+    format!(
+        "{:.1} within {} (separation), {:.1} within {} (alignment, cohesion)",
+        mean_neighbours(world, scenes::SEPARATION_RADIUS),
+        scenes::SEPARATION_RADIUS,
+        mean_neighbours(world, scenes::FLOCK_RADIUS),
+        scenes::FLOCK_RADIUS
+    )
+}
+
 /// The value below which `fraction` of the sorted `durations` lie.
 fn percentile(sorted: &[Duration], fraction: f64) -> Duration {
     let index = ((sorted.len() - 1) as f64 * fraction).round() as usize;
@@ -101,6 +155,8 @@ fn main() -> ExitCode {
     }
     eprintln!("setting up {}", options.describe());
     let mut app = options.scene.app(options.agents);
+    let neighbours_at_start =
+        (options.scene == Scene::Flocking).then(|| describe_neighbours(app.world_mut()));
     eprintln!(
         "{} compute threads",
         bevy::tasks::ComputeTaskPool::get().thread_num()
@@ -124,6 +180,16 @@ fn main() -> ExitCode {
     let total = started.elapsed();
     progress.finish_and_clear();
 
+    let tenth = (durations.len() / 10).max(1);
+    let median_of = |steps: &[Duration]| {
+        let mut steps = steps.to_vec();
+        steps.sort_unstable();
+        percentile(&steps, 0.5).as_secs_f64() * 1e3
+    };
+    let (first_tenth, last_tenth) = (
+        median_of(&durations[..tenth]),
+        median_of(&durations[durations.len() - tenth..]),
+    );
     durations.sort_unstable();
     let agents = app
         .world_mut()
@@ -145,9 +211,25 @@ fn main() -> ExitCode {
         percentile(&durations, 0.5).as_secs_f64() * 1e3,
         percentile(&durations, 0.99).as_secs_f64() * 1e3
     );
+    println!(
+        "median time per step over the first and the last tenth of the steps: {first_tenth:.3} ms, \
+         {last_tenth:.3} ms"
+    );
     let (components, ticks) = wanderer_footprint();
     println!(
         "memory per wanderer: {components} bytes of steering components + {ticks} bytes of change ticks"
     );
+    if let Some(at_start) = neighbours_at_start {
+        let (flocking, flocking_ticks, index) = boid_footprint();
+        println!(
+            "memory per boid: a wanderer's + {flocking} bytes of flocking components + \
+             {flocking_ticks} bytes of change ticks; {index} bytes in the spatial index"
+        );
+        println!("neighbours per boid at the start: {at_start}");
+        println!(
+            "neighbours per boid at the end: {}",
+            describe_neighbours(app.world_mut())
+        );
+    }
     ExitCode::SUCCESS
 }

@@ -1,6 +1,6 @@
 //! Headless scenes shared by the `stress` example and the benchmarks (`benches/steering.rs`): N
-//! wanderers, or the hunter / prey rules with N prey and N / 100 hunters, stepped one fixed step at
-//! a time with no window.
+//! wanderers, the hunter / prey rules with N prey and N / 100 hunters, or N flocking boids, stepped
+//! one fixed step at a time with no window.
 //!
 //! The arena grows with the number of agents so that the crowd is as dense at every N (as dense as
 //! 2 000 prey in the example's 1280 x 720 window): the neighbour queries then find as many
@@ -30,6 +30,9 @@ pub enum Scene {
     Wander,
     /// The hunter / prey example's rules: N prey and N / 100 hunters.
     HunterPrey,
+    /// Boids: separation, alignment, cohesion and wander (the circle method, default parameters),
+    /// wrapping round the arena's edges.
+    Flocking,
 }
 
 impl Scene {
@@ -38,6 +41,7 @@ impl Scene {
         match self {
             Self::Wander => wanderers(agents),
             Self::HunterPrey => hunter_prey(agents),
+            Self::Flocking => flock(agents),
         }
     }
 }
@@ -109,6 +113,71 @@ fn hunter_prey(prey_count: usize) -> App {
     for (position, heading) in spread(prey_count, settings.arena, 0.0) {
         world.spawn(prey(position, heading));
     }
+    app
+}
+
+/// The flocking scene's marker: its boids, the flock [`FlockingPlugin`] indexes.
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub struct Boid;
+
+/// The flocking scene's separation radius.
+///
+/// At the scenes' density (one agent per [`AREA_PER_AGENT`], 460.8 square units) a circle of
+/// radius r holds on average pi r^2 / 460.8 other boids while they are spread evenly, as they start:
+/// 4.3 within 25 units, for separation.
+pub const SEPARATION_RADIUS: f32 = 25.0;
+
+/// The flocking scene's alignment and cohesion radius, and the spatial index's cell size: 13.8
+/// other boids within 45 units while they are spread evenly (see [`SEPARATION_RADIUS`]). Boids near
+/// the arena's edges have fewer: the index does not see across the wrap.
+pub const FLOCK_RADIUS: f32 = 45.0;
+
+/// Where the flocking scene's boids live: they wrap round its edges, so that the crowd stays as
+/// dense as it started.
+#[derive(Resource, Clone, Copy, Debug)]
+pub struct FlockArena(pub Rect);
+
+/// `position` brought back into `arena` across the opposite edge when it has left it (the hunter /
+/// prey rules' wrap), or `None` when it is inside (or not finite).
+pub fn wrapped(arena: Rect, position: Vec2) -> Option<Vec2> {
+    (!arena.contains(position) && position.is_finite())
+        .then(|| arena.min + (position - arena.min).rem_euclid(arena.size()))
+}
+
+/// Boids that leave the arena come back on the opposite side.
+fn wrap_boids(arena: Res<FlockArena>, mut boids: Query<&mut Transform, With<Boid>>) {
+    let arena = arena.0;
+    boids.par_iter_mut().for_each(|mut transform| {
+        if let Some(position) = wrapped(arena, transform.translation.truncate()) {
+            transform.translation.x = position.x;
+            transform.translation.y = position.y;
+        }
+    });
+}
+
+fn flock(agents: usize) -> App {
+    let arena = arena_for(agents);
+    let mut app = headless_app();
+    app.add_plugins(FlockingPlugin::<Boid>::new(FLOCK_RADIUS))
+        .insert_resource(FlockArena(arena))
+        .add_systems(
+            SteeringSchedule,
+            wrap_boids.after(SteeringSystems::Integrate),
+        );
+    let mut app = ready(app);
+    // The default limits (`Mass`, `MaxSpeed`, `MaxForce`) and strengths.
+    let boids = spread(agents, arena, 0.0).map(|(position, heading)| {
+        (
+            Boid,
+            Transform::from_translation(position.extend(0.0)),
+            Velocity(heading * 60.0),
+            Separation::new(SEPARATION_RADIUS),
+            Alignment::new(FLOCK_RADIUS),
+            Cohesion::new(FLOCK_RADIUS),
+            Wander::default().with_angle(heading.to_angle()),
+        )
+    });
+    app.world_mut().spawn_batch(boids);
     app
 }
 

@@ -288,6 +288,19 @@ pub fn cohesion(position: Vec2, neighbours: impl IntoIterator<Item = Vec2>) -> V
     mean(neighbours).map_or(Vec2::ZERO, |centre| direction_or_zero(centre - position))
 }
 
+/// The Leader Following tutorial's two points: `distance` ahead of the leader along its heading
+/// (where a follower is in its way) and `distance` behind it (where followers gather). A leader at
+/// rest has no heading: both are its position.
+#[inline]
+pub fn ahead_and_behind(
+    leader_position: Vec2,
+    leader_velocity: Vec2,
+    distance: f32,
+) -> (Vec2, Vec2) {
+    let offset = direction_or_zero(leader_velocity) * distance;
+    (leader_position + offset, leader_position - offset)
+}
+
 /// The unit direction of the wander displacement for `angle`.
 ///
 /// In [`WanderFrame::World`] (the tutorial's `setAngle`) the angle is measured from world +X; in

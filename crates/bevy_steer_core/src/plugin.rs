@@ -10,8 +10,9 @@ use bevy::prelude::*;
 
 use crate::Vector;
 use crate::behaviours::{
-    Alignment, Cohesion, Evade, Flee, NeighbourBehaviour, Pursue, Seek, Separation,
-    SeparationMethod, SteeringBehaviour, Target, Wander, WanderFrame, WanderMethod,
+    Alignment, Cohesion, Evade, Flee, FollowLeader, NeighbourBehaviour, Pursue, Queue, Seek,
+    Separation, SeparationMethod, SteeringBehaviour, Target, Wander, WanderFrame, WanderMethod,
+    apply_queue,
 };
 use crate::components::{FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, Velocity};
 use crate::events::{Arrived, TargetLost};
@@ -87,6 +88,8 @@ pub enum SteeringSystems {
     /// after the registered ones. Order them among themselves if several touch the same agents, to
     /// keep runs reproducible.
     CustomForces,
+    /// [`Queue`] brakes against every force summed so far, so it comes after all of them.
+    Queue,
     /// Forces are applied, positions move and [`Steering`] is cleared.
     Integrate,
 }
@@ -147,6 +150,8 @@ impl Plugin for SteeringPlugin {
             .register_type::<Flee>()
             .register_type::<Pursue>()
             .register_type::<Evade>()
+            .register_type::<FollowLeader>()
+            .register_type::<Queue>()
             .register_type::<Separation>()
             .register_type::<SeparationMethod>()
             .register_type::<Alignment>()
@@ -169,6 +174,7 @@ impl Plugin for SteeringPlugin {
                     SteeringSystems::Decide,
                     SteeringSystems::Behaviours,
                     SteeringSystems::CustomForces,
+                    SteeringSystems::Queue,
                     SteeringSystems::Integrate,
                 )
                     .chain(),
@@ -200,7 +206,8 @@ impl Plugin for SteeringPlugin {
         app.add_steering_behaviour::<Seek>()
             .add_steering_behaviour::<Flee>()
             .add_steering_behaviour::<Pursue>()
-            .add_steering_behaviour::<Evade>();
+            .add_steering_behaviour::<Evade>()
+            .add_steering_behaviour::<FollowLeader>();
     }
 }
 
@@ -209,11 +216,12 @@ impl Plugin for SteeringPlugin {
 pub fn misplaced_steering_systems(
     schedules: &Schedules,
 ) -> Vec<(InternedScheduleLabel, SteeringSystems)> {
-    const SETS: [SteeringSystems; 5] = [
+    const SETS: [SteeringSystems; 6] = [
         SteeringSystems::Index,
         SteeringSystems::Decide,
         SteeringSystems::Behaviours,
         SteeringSystems::CustomForces,
+        SteeringSystems::Queue,
         SteeringSystems::Integrate,
     ];
     schedules
@@ -378,6 +386,12 @@ pub trait SteeringAppExt {
     /// Registering `B` for several markers keeps each flock to itself; an agent with two of the
     /// markers gets both forces. Otherwise as [`add_steering_behaviour`](Self::add_steering_behaviour).
     fn add_neighbour_behaviour<B: NeighbourBehaviour, M: Component>(&mut self) -> &mut Self;
+
+    /// Makes the agents with marker `M` that have [`Queue`] queue behind each other: the agents
+    /// ahead are those with `M`, from [`SpatialIndex<M>`] (add
+    /// [`SpatialIndexPlugin<M>`](crate::spatial::SpatialIndexPlugin) too). Runs in
+    /// [`SteeringSystems::Queue`].
+    fn add_queue<M: Component>(&mut self) -> &mut Self;
 }
 
 /// Flocking among the agents with marker `M`: keeps a [`SpatialIndex<M>`] and registers
@@ -428,6 +442,13 @@ impl SteeringAppExt for App {
             apply_behaviour::<B>,
         );
         self
+    }
+
+    fn add_queue<M: Component>(&mut self) -> &mut Self {
+        self.add_systems(
+            SteeringSchedule,
+            apply_queue::<M>.in_set(SteeringSystems::Queue),
+        )
     }
 
     fn add_neighbour_behaviour<B: NeighbourBehaviour, M: Component>(&mut self) -> &mut Self {

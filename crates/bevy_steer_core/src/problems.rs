@@ -33,13 +33,18 @@ impl BehaviourKind {
     /// [`Evade`].
     pub const EVADE: Self = Self::of::<Evade>();
 
-    /// The built-in behaviours, in the order their systems add forces.
-    pub const BUILT_IN: [Self; 5] = [
+    /// [`FollowLeader`](crate::behaviours::FollowLeader).
+    pub const FOLLOW_LEADER: Self = Self::of::<crate::behaviours::FollowLeader>();
+
+    /// The built-in behaviours that act on every agent that has them, in the order their systems
+    /// add forces. (The neighbour behaviours are registered per marker.)
+    pub const BUILT_IN: [Self; 6] = [
         Self::WANDER,
         Self::SEEK,
         Self::FLEE,
         Self::PURSUE,
         Self::EVADE,
+        Self::FOLLOW_LEADER,
     ];
 
     /// The kind named `name`.
@@ -94,6 +99,9 @@ pub enum Problem {
     /// The neighbour behaviour's radius is zero, negative or not finite: it has no neighbours and
     /// adds no force.
     InvalidRadius(BehaviourKind),
+    /// The behaviour's target entity is the agent itself (a leader following itself, say): the
+    /// behaviour adds no force while it stays so.
+    TargetIsItself(BehaviourKind),
 }
 
 /// The problems of the agent itself, in the order [`ReportedProblems::iter`] lists them.
@@ -119,12 +127,13 @@ impl Problem {
     }
 
     /// The problems a behaviour of `kind` can have.
-    fn of_behaviour(kind: BehaviourKind) -> [Self; 4] {
+    fn of_behaviour(kind: BehaviourKind) -> [Self; 5] {
         [
             Self::MissingTarget(kind),
             Self::NonFiniteTarget(kind),
             Self::NonFiniteForce(kind),
             Self::InvalidRadius(kind),
+            Self::TargetIsItself(kind),
         ]
     }
 
@@ -141,6 +150,7 @@ impl Problem {
             Self::NonFiniteTarget(kind) => (Some(kind), 1 << 1),
             Self::NonFiniteForce(kind) => (Some(kind), 1 << 2),
             Self::InvalidRadius(kind) => (Some(kind), 1 << 3),
+            Self::TargetIsItself(kind) => (Some(kind), 1 << 4),
         }
     }
 }
@@ -180,6 +190,9 @@ impl fmt::Display for Problem {
                 f,
                 "the {kind} radius is zero, negative or not finite; no neighbours, no {kind} force"
             ),
+            Self::TargetIsItself(kind) => {
+                write!(f, "the {kind} target is the agent itself; no {kind} force")
+            }
         }
     }
 }
@@ -249,6 +262,18 @@ impl ReportedProblems {
     }
 }
 
+impl ReportedProblems {
+    /// Records and logs `problem` for `entity` unless it was recorded before; returns whether it
+    /// was new.
+    pub(crate) fn report(&mut self, entity: Entity, problem: Problem) -> bool {
+        let new = self.insert(problem);
+        if new {
+            warn!("bevy_steer: agent {entity}: {problem}");
+        }
+        new
+    }
+}
+
 /// A problem a system's parallel pass found for the agent in `row` of its `table`. The pass only
 /// reads [`ReportedProblems`]; what it finds is recorded afterwards by [`record`], one thread, so
 /// that the per-agent loops stay free of logging and of change ticks.
@@ -271,9 +296,8 @@ pub(crate) fn record(
     entity: Entity,
     finding: Finding,
 ) {
-    if problems.bypass_change_detection()[finding.row].insert(finding.problem) {
+    if problems.bypass_change_detection()[finding.row].report(entity, finding.problem) {
         mark_changed(problems, finding.row);
-        warn!("bevy_steer: agent {entity}: {}", finding.problem);
     }
 }
 
@@ -292,7 +316,7 @@ mod tests {
         let custom = BehaviourKind::new("orbit");
         let problems: Vec<Problem> =
             Problem::all_for(BehaviourKind::BUILT_IN.into_iter().chain([custom])).collect();
-        assert_eq!(problems.len(), 5 + 4 * 6);
+        assert_eq!(problems.len(), 5 + 5 * 7);
         for problem in &problems {
             let mut reported = ReportedProblems::default();
             assert!(reported.insert(*problem));

@@ -4,6 +4,8 @@
 //! Each system visits agents in parallel; every agent reads the others' state as it was before the
 //! step and writes only its own, so the result does not depend on thread count or visiting order.
 
+use core::cell::Cell;
+
 use bevy::prelude::*;
 use bevy::tasks::ComputeTaskPool;
 
@@ -251,6 +253,7 @@ fn step_agents<B, F>(
                     }
                     Err(NoTarget::NonFinite) => Some(Problem::NonFiniteTarget(kind)),
                     Err(NoTarget::InvalidRadius) => Some(Problem::InvalidRadius(kind)),
+                    Err(NoTarget::Itself) => Some(Problem::TargetIsItself(kind)),
                     Err(NoTarget::Unset) => None,
                 };
                 if let Some(problem) = problem
@@ -294,11 +297,21 @@ pub fn apply_behaviour<B: SteeringBehaviour>(
         &mut agents,
         &mut logged_not_dense,
         kind,
-        |behaviour, agent, _, _| {
+        |behaviour, agent, entity, _| {
             behaviour.active().then(|| {
-                behaviour
-                    .force(agent, lookup)
-                    .map(|force| force * behaviour.weight())
+                // The agent's own entity looks missing to the behaviour; it is told apart here.
+                let aims_at_itself = Cell::new(false);
+                let force = behaviour.force(agent, |target| {
+                    if target == entity {
+                        aims_at_itself.set(true);
+                        return None;
+                    }
+                    lookup(target)
+                });
+                if aims_at_itself.get() {
+                    return Err(NoTarget::Itself);
+                }
+                force.map(|force| force * behaviour.weight())
             })
         },
         |behaviour, entity, target| {

@@ -296,3 +296,147 @@ fn a_missing_spatial_index_leaves_flocking_idle() {
     step(&mut app, 5);
     assert_eq!(velocity(&app, first), Vec2::ZERO);
 }
+
+/// A follower of the leader-following tests.
+#[derive(Component, Default)]
+struct Follower;
+
+#[test]
+fn followers_gather_behind_the_leader_and_out_of_its_way() {
+    let mut app = create_app(60.0);
+    app.add_neighbour_behaviour::<Separation, Follower>()
+        .add_plugins(bevy_steer_core::spatial::SpatialIndexPlugin::<Follower>::new(30.0));
+    // The leader walks right at 60 units a second, from among its followers.
+    let leader = spawn(
+        &mut app,
+        (
+            at(0.0, 0.0),
+            MaxSpeed(60.0),
+            Seek::new(Vec2::new(100_000.0, 0.0)).with_slowing_radius(0.0),
+        ),
+    );
+    let followers: Vec<Entity> = (0..6)
+        .map(|index| {
+            let start = Vec2::from_angle(index as f32) * 40.0;
+            spawn(
+                &mut app,
+                (
+                    at(start.x, start.y),
+                    MaxSpeed(120.0),
+                    Follower,
+                    FollowLeader::new(leader),
+                    Separation::new(30.0).with_strength(120.0),
+                ),
+            )
+        })
+        .collect();
+    step(&mut app, 60 * 5);
+    step_checking(&mut app, 60 * 5, |app, _| {
+        assert_agents_sane(app);
+        let leader_position = position(app, leader);
+        let ahead = leader_position + Vec2::X * 50.0;
+        for &follower in &followers {
+            let offset = position(app, follower) - leader_position;
+            assert!(
+                offset.x < 0.0,
+                "a follower is ahead of the leader: {offset}"
+            );
+            let from_ahead = position(app, follower).distance(ahead);
+            assert!(from_ahead > 30.0, "a follower stands in the leader's way");
+        }
+    });
+}
+
+#[test]
+fn a_leader_that_is_the_follower_itself_or_gone_is_safe() {
+    let mut app = create_app(60.0);
+    let itself = app.world_mut().spawn_empty().id();
+    app.world_mut()
+        .entity_mut(itself)
+        .insert((at(0.0, 0.0), FollowLeader::new(itself)));
+    let gone = spawn(&mut app, at(50.0, 0.0));
+    let orphan = spawn(&mut app, (at(0.0, 50.0), FollowLeader::new(gone)));
+    app.world_mut().despawn(gone);
+    step_checking(&mut app, 30, |app, _| assert_agents_sane(app));
+    assert!(problems(&app, itself).contains(Problem::TargetIsItself(BehaviourKind::FOLLOW_LEADER)));
+    assert_eq!(velocity(&app, itself), Vec2::ZERO);
+    assert!(problems(&app, orphan).contains(Problem::MissingTarget(BehaviourKind::FOLLOW_LEADER)));
+    assert_eq!(
+        app.world().get::<FollowLeader>(orphan).unwrap().leader,
+        None
+    );
+}
+
+/// A walker of the queue tests.
+#[derive(Component, Default)]
+struct Walker;
+
+/// The closest two walkers come over `seconds` as a file of ten walk to one point, with or without
+/// queueing.
+fn closest_approach_in_a_file(queue: bool, seconds: u32) -> f32 {
+    let mut app = create_app(60.0);
+    app.add_plugins(bevy_steer_core::spatial::SpatialIndexPlugin::<Walker>::new(
+        30.0,
+    ));
+    if queue {
+        app.add_queue::<Walker>();
+    }
+    let walkers: Vec<Entity> = (0..10)
+        .map(|index| {
+            let walker = spawn(
+                &mut app,
+                (
+                    at(-40.0 * index as f32, 0.0),
+                    Walker,
+                    Seek::new(Vec2::new(400.0, 0.0)),
+                ),
+            );
+            if queue {
+                app.world_mut().entity_mut(walker).insert(Queue::default());
+            }
+            walker
+        })
+        .collect();
+    let mut closest = f32::INFINITY;
+    step_checking(&mut app, 60 * seconds, |app, _| {
+        assert_agents_sane(app);
+        for (i, &a) in walkers.iter().enumerate() {
+            for &b in &walkers[i + 1..] {
+                closest = closest.min(position(app, a).distance(position(app, b)));
+            }
+        }
+    });
+    closest
+}
+
+#[test]
+fn queueing_walkers_keep_their_distance_where_others_pile_up() {
+    let piled = closest_approach_in_a_file(false, 15);
+    let queued = closest_approach_in_a_file(true, 15);
+    assert!(piled < 5.0, "without queue: {piled}");
+    assert!(queued > 15.0, "with queue: {queued}");
+}
+
+#[test]
+fn a_queue_with_a_bad_radius_is_reported_and_idle() {
+    let mut app = create_app(60.0);
+    app.add_plugins(bevy_steer_core::spatial::SpatialIndexPlugin::<Walker>::new(
+        30.0,
+    ))
+    .add_queue::<Walker>();
+    let bad = spawn(
+        &mut app,
+        (
+            at(0.0, 0.0),
+            Walker,
+            Seek::new(Vec2::new(100.0, 0.0)),
+            Queue {
+                radius: f32::NAN,
+                ..default()
+            },
+        ),
+    );
+    step_checking(&mut app, 30, |app, _| assert_agents_sane(app));
+    assert!(problems(&app, bad).contains(Problem::InvalidRadius(Queue::KIND)));
+    assert!(position(&app, bad).x > 0.0);
+}

@@ -42,7 +42,8 @@ pub struct SteeringGizmos {
     /// Colour of the velocity arrows. Default white.
     pub velocity_color: Color,
     /// Colours of the behaviours' forces. The built-in ones default to the tutorials' colours:
-    /// grey wander, green seek, purple flee, orange pursuit, red evade. A registered behaviour not
+    /// grey wander, green seek, purple flee, orange pursuit, red evade, and blue leader following.
+    /// A registered behaviour not
     /// listed gets a colour of its own when it is first drawn (see
     /// [`assign_colors`](Self::assign_colors)); set one here to choose it.
     pub behaviour_colors: HashMap<BehaviourKind, Color>,
@@ -61,6 +62,7 @@ impl Default for SteeringGizmos {
                 (BehaviourKind::FLEE, css::MEDIUM_PURPLE.into()),
                 (BehaviourKind::PURSUE, css::ORANGE.into()),
                 (BehaviourKind::EVADE, css::RED.into()),
+                (BehaviourKind::FOLLOW_LEADER, css::DODGER_BLUE.into()),
             ]
             .into_iter()
             .collect(),
@@ -78,12 +80,12 @@ impl SteeringGizmos {
     }
 
     /// Gives each of `kinds` that has no colour yet the next bright hue that none of the built-in
-    /// colours is near: behaviours of your own, in registration order, get distinct colours (six
+    /// colours is near: behaviours of your own, in registration order, get distinct colours (five
     /// before they repeat), the same on every run.
     pub fn assign_colors(&mut self, kinds: impl IntoIterator<Item = BehaviourKind>) {
-        /// Cyan, magenta, yellow, azure, spring green, pink: far from the tutorials' grey, green,
-        /// purple, orange and red.
-        const HUES: [f32; 6] = [185.0, 300.0, 58.0, 205.0, 160.0, 330.0];
+        /// Cyan, magenta, yellow, spring green, pink: far from the built-in behaviours' grey,
+        /// green, purple, orange, red and blue.
+        const HUES: [f32; 5] = [185.0, 300.0, 58.0, 160.0, 330.0];
         for kind in kinds {
             if self.behaviour_colors.contains_key(&kind) {
                 continue;

@@ -22,7 +22,9 @@ mod alignment;
 mod cohesion;
 mod evade;
 mod flee;
+mod follow_leader;
 mod pursue;
+mod queue;
 mod seek;
 mod separation;
 mod wander;
@@ -31,7 +33,9 @@ pub use alignment::Alignment;
 pub use cohesion::Cohesion;
 pub use evade::Evade;
 pub use flee::Flee;
+pub use follow_leader::FollowLeader;
 pub use pursue::Pursue;
+pub use queue::{Queue, apply_queue};
 pub(crate) use seek::ArrivalState;
 pub use seek::Seek;
 pub use separation::{Separation, SeparationMethod};
@@ -192,6 +196,8 @@ pub enum NoTarget {
     NonFinite,
     /// A neighbour behaviour's radius is zero, negative or not finite: it has no neighbours.
     InvalidRadius,
+    /// The target entity is the agent itself.
+    Itself,
 }
 
 fn finite(state: TargetState) -> Result<TargetState, NoTarget> {

@@ -1,0 +1,142 @@
+//! Queue: brake behind the agent ahead.
+
+use bevy::prelude::*;
+
+use super::weight_and_switch_builders;
+use crate::Vector;
+use crate::components::{Steering, Velocity};
+use crate::forces::{self, TUTORIAL_FRAME_RATE};
+use crate::problems::{BehaviourKind, Problem, ReportedProblems};
+use crate::spatial::Neighbours;
+
+/// Queue, as the Queue tutorial builds it: when another agent is just ahead (within `radius` of
+/// the point `ahead_distance` along the heading), brake: add `-(steering so far) * brake -
+/// velocity`; and when that agent is within `radius` of the agent itself, also cut the velocity
+/// to `hard_stop` of itself per tutorial frame (1/60 s, so the same per second at any step rate).
+/// A crowd through a doorway then forms a line instead of a pile.
+///
+/// The brake cancels the forces already summed in the step, so queue runs after every other
+/// behaviour and force: in [`SteeringSystems::Queue`](crate::plugin::SteeringSystems::Queue),
+/// just before integration. Register it for the agents with a marker with
+/// [`add_queue`](crate::plugin::SteeringAppExt::add_queue); the agents ahead are those with the
+/// marker. The tutorial's v4 adds separation: give the agents [`Separation`](super::Separation)
+/// too. The defaults are the tutorial demo's (`MAX_QUEUE_AHEAD = 30`, `MAX_QUEUE_RADIUS = 30`,
+/// brake 0.8, hard stop 0.3); distances are the same in this crate's units.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Default, Debug, PartialEq, Clone)]
+#[require(Steering)]
+pub struct Queue {
+    /// How far ahead, along the heading, the agent looks. Default `30.0`.
+    pub ahead_distance: f32,
+    /// How near that point (or the agent) another agent must be to count. Default `30.0`.
+    pub radius: f32,
+    /// The share of the step's other forces the brake cancels. Default `0.8`.
+    pub brake: f32,
+    /// The velocity kept per tutorial frame when the agent ahead is within `radius`. Default `0.3`.
+    pub hard_stop: f32,
+    /// Factor on the brake. Default `1.0`.
+    pub weight: f32,
+    /// Whether the behaviour acts. Default `true`.
+    pub enabled: bool,
+}
+
+impl Default for Queue {
+    fn default() -> Self {
+        Self {
+            ahead_distance: 30.0,
+            radius: 30.0,
+            brake: 0.8,
+            hard_stop: 0.3,
+            weight: 1.0,
+            enabled: true,
+        }
+    }
+}
+
+weight_and_switch_builders!(Queue);
+
+impl Queue {
+    /// The kind its problems are reported under.
+    pub const KIND: BehaviourKind = BehaviourKind::new("queue");
+
+    /// What queueing does to an agent at `position` moving at `velocity`, with `steering` summed so
+    /// far, given the position of the agent ahead, if any: the force to add and the factor on the
+    /// velocity, for a step of `dt` seconds.
+    pub fn brake(
+        &self,
+        position: Vector,
+        velocity: Vector,
+        steering: Vector,
+        agent_ahead: Option<Vector>,
+        dt: f32,
+    ) -> (Vector, f32) {
+        let Some(agent_ahead) = agent_ahead else {
+            return (Vector::ZERO, 1.0);
+        };
+        let force = (-steering * self.brake - velocity) * self.weight;
+        let kept = if agent_ahead.distance(position) <= self.radius {
+            self.hard_stop
+                .clamp(0.0, 1.0)
+                .powf(dt * TUTORIAL_FRAME_RATE)
+        } else {
+            1.0
+        };
+        (force, kept)
+    }
+
+    /// The point the agent looks at for an agent ahead.
+    pub fn ahead(&self, position: Vector, velocity: Vector) -> Vector {
+        position + forces::direction_or_zero(velocity) * self.ahead_distance
+    }
+}
+
+/// Queues the agents with marker `M` behind the agent ahead of them: the system
+/// [`add_queue`](crate::plugin::SteeringAppExt::add_queue) schedules.
+pub fn apply_queue<M: Component>(
+    time: Res<Time>,
+    agents_ahead: Neighbours<M>,
+    mut agents: Query<
+        (
+            Entity,
+            &Queue,
+            &Transform,
+            &mut Velocity,
+            &mut Steering,
+            &mut ReportedProblems,
+        ),
+        With<M>,
+    >,
+) {
+    let Some(index) = agents_ahead.index() else {
+        return;
+    };
+    let dt = time.delta_secs();
+    for (entity, queue, transform, mut velocity, mut steering, mut problems) in &mut agents {
+        if !queue.enabled || queue.weight == 0.0 {
+            continue;
+        }
+        let mut report = |problem| {
+            if problems.bypass_change_detection().report(entity, problem) {
+                problems.set_changed();
+            }
+        };
+        if !(queue.radius > 0.0 && queue.radius.is_finite()) {
+            report(Problem::InvalidRadius(Queue::KIND));
+            continue;
+        }
+        let position = transform.translation.truncate();
+        let ahead = queue.ahead(position, velocity.0);
+        let agent_ahead = index
+            .closest(ahead, queue.radius, Some(entity))
+            .map(|neighbour| neighbour.position);
+        let (force, kept) = queue.brake(position, velocity.0, steering.0, agent_ahead, dt);
+        if !(force.is_finite() && kept.is_finite()) {
+            report(Problem::NonFiniteForce(Queue::KIND));
+            continue;
+        }
+        if agent_ahead.is_some() {
+            steering.0 += force;
+            velocity.0 *= kept;
+        }
+    }
+}
