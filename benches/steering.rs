@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use bevy::math::{Rect, Vec2};
-use bevy::prelude::{Entity, With, World};
+use bevy::prelude::{Entity, Transform, With, World};
 use bevy::tasks::{ComputeTaskPool, ParallelSlice, ParallelSliceMut, TaskPool, TaskPoolBuilder};
 use bevy_steer::forces;
 use bevy_steer::prelude::*;

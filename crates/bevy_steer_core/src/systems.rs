@@ -299,7 +299,8 @@ pub fn apply_behaviour<B: SteeringBehaviour>(
         kind,
         |behaviour, agent, entity, _| {
             behaviour.active().then(|| {
-                // The agent's own entity looks missing to the behaviour; it is told apart here.
+                // A behaviour aimed at its own agent has nothing to steer by: it is told apart
+                // from a missing target here, adds no force and is reported.
                 let aims_at_itself = Cell::new(false);
                 let force = behaviour.force(agent, |target| {
                     if target == entity {

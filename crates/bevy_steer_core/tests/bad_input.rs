@@ -60,13 +60,16 @@ fn a_target_on_the_agent_itself_gives_a_safe_force() {
     assert!(velocity(&app, seeker).x < 40.0);
     assert!(velocity(&app, moving_fleer).x > 40.0);
     assert_eq!(velocity(&app, resting_fleer), Vec2::ZERO);
-    // An agent told to seek or pursue itself brakes to rest too.
+    // An agent told to seek or pursue itself has nothing to steer by: it coasts, and says why.
     let self_seeker = spawn(&mut app, (at(9.0, 9.0), Velocity(Vec2::new(0.0, 30.0))));
     app.world_mut()
         .entity_mut(self_seeker)
         .insert((Seek::new(self_seeker), Pursue::new(self_seeker)));
     step_checking(&mut app, 600, |app, _| assert_agents_sane(app));
-    assert!(velocity(&app, self_seeker).length() < 1.0);
+    assert_eq!(velocity(&app, self_seeker), Vec2::new(0.0, 30.0));
+    for kind in [BehaviourKind::SEEK, BehaviourKind::PURSUE] {
+        assert!(problems(&app, self_seeker).contains(Problem::TargetIsItself(kind)));
+    }
 }
 
 #[test]

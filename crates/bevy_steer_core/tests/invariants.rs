@@ -388,6 +388,7 @@ fn scene_spec() -> impl Strategy<Value = SceneSpec> {
 /// How a target looks to the behaviour on the first step.
 enum TargetStatus {
     Unset,
+    Itself,
     Missing,
     NonFinite,
     Finite,
@@ -475,7 +476,7 @@ impl Scene {
         })
     }
 
-    fn target_status(&self, target: TargetSpec) -> TargetStatus {
+    fn target_status(&self, target: TargetSpec, aiming: usize) -> TargetStatus {
         let finite_if = |finite| {
             if finite {
                 TargetStatus::Finite
@@ -487,6 +488,9 @@ impl Scene {
             TargetSpec::Point(point) => finite_if(point.is_finite()),
             TargetSpec::StartOf(index) => {
                 finite_if(self.starts[self.spec.agent_index(index)].is_finite())
+            }
+            TargetSpec::Agent(index) if self.spec.agent_index(index) == aiming => {
+                TargetStatus::Itself
             }
             TargetSpec::Agent(index) => {
                 let index = self.spec.agent_index(index);
@@ -545,8 +549,11 @@ impl Scene {
                 // Switched off: not looked up, so nothing to report.
                 continue;
             }
-            match self.target_status(target) {
+            match self.target_status(target, index) {
                 TargetStatus::Unset => {}
+                TargetStatus::Itself => {
+                    required.insert(Problem::TargetIsItself(kind));
+                }
                 TargetStatus::Missing => {
                     required.insert(Problem::MissingTarget(kind));
                 }
