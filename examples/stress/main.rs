@@ -8,10 +8,10 @@
 //! | `--scene hunter-prey`, `wander` or `flocking` | `hunter-prey` | what to simulate |
 //!
 //! `cargo run --release --example stress -- --agents 100000 --steps 2000` shows a progress bar,
-//! then prints steps per second, the time per step (median and 99th percentile, and the medians of
-//! the first and last tenth of the steps) and the memory an agent's steering components take. For
-//! `flocking` it also prints how many neighbours a boid has on average, at the start and at the
-//! end.
+//! then prints steps per second, the time per step (median and 99th percentile, and the median of
+//! each tenth of the run, since a scene changes as it runs) and the memory an agent's steering
+//! components take. For `flocking` it also prints how many neighbours a boid has on average at the
+//! start and at the end of each tenth.
 
 mod scenes;
 
@@ -125,14 +125,11 @@ fn mean_neighbours(world: &mut World, radius: f32) -> f64 {
     (total - boids.len()) as f64 / boids.len().max(1) as f64
 }
 
-/// The mean neighbour counts within the separation and the flocking radius, as printed.
-fn describe_neighbours(world: &mut World) -> String {
-    format!(
-        "{:.1} within {} (separation), {:.1} within {} (alignment, cohesion)",
+/// The mean neighbour counts within the separation and the flocking radius.
+fn neighbour_counts(world: &mut World) -> (f64, f64) {
+    (
         mean_neighbours(world, scenes::SEPARATION_RADIUS),
-        scenes::SEPARATION_RADIUS,
         mean_neighbours(world, scenes::FLOCK_RADIUS),
-        scenes::FLOCK_RADIUS
     )
 }
 
@@ -155,8 +152,13 @@ fn main() -> ExitCode {
     }
     eprintln!("setting up {}", options.describe());
     let mut app = options.scene.app(options.agents);
-    let neighbours_at_start =
-        (options.scene == Scene::Flocking).then(|| describe_neighbours(app.world_mut()));
+    let flocking = options.scene == Scene::Flocking;
+    // The neighbour counts at the start and after each tenth of the steps (flocking only).
+    let mut neighbours = Vec::new();
+    if flocking {
+        neighbours.push(neighbour_counts(app.world_mut()));
+    }
+    let tenth = (options.steps / 10).max(1);
     eprintln!(
         "{} compute threads",
         bevy::tasks::ComputeTaskPool::get().thread_num()
@@ -171,25 +173,31 @@ fn main() -> ExitCode {
     );
     let mut durations = Vec::with_capacity(options.steps);
     let started = Instant::now();
-    for _ in 0..options.steps {
+    let mut counting = Duration::ZERO;
+    for step in 1..=options.steps {
         let step_started = Instant::now();
         scenes::step(&mut app);
         durations.push(step_started.elapsed());
+        if flocking && step % tenth == 0 {
+            let counting_started = Instant::now();
+            neighbours.push(neighbour_counts(app.world_mut()));
+            counting += counting_started.elapsed();
+        }
         progress.inc(1);
     }
-    let total = started.elapsed();
+    // Not the counting's time.
+    let total = started.elapsed() - counting;
     progress.finish_and_clear();
 
-    let tenth = (durations.len() / 10).max(1);
-    let median_of = |steps: &[Duration]| {
-        let mut steps = steps.to_vec();
-        steps.sort_unstable();
-        percentile(&steps, 0.5).as_secs_f64() * 1e3
-    };
-    let (first_tenth, last_tenth) = (
-        median_of(&durations[..tenth]),
-        median_of(&durations[durations.len() - tenth..]),
-    );
+    // The median of each tenth, before the sort below.
+    let tenths: Vec<f64> = durations
+        .chunks(tenth)
+        .map(|steps| {
+            let mut steps = steps.to_vec();
+            steps.sort_unstable();
+            percentile(&steps, 0.5).as_secs_f64() * 1e3
+        })
+        .collect();
     durations.sort_unstable();
     let agents = app
         .world_mut()
@@ -211,24 +219,34 @@ fn main() -> ExitCode {
         percentile(&durations, 0.5).as_secs_f64() * 1e3,
         percentile(&durations, 0.99).as_secs_f64() * 1e3
     );
+    let tenths: Vec<String> = tenths.iter().map(|ms| format!("{ms:.3}")).collect();
     println!(
-        "median time per step over the first and the last tenth of the steps: {first_tenth:.3} ms, \
-         {last_tenth:.3} ms"
+        "median time per step of each tenth of the steps, in ms: {}",
+        tenths.join(", ")
     );
     let (components, ticks) = wanderer_footprint();
     println!(
         "memory per wanderer: {components} bytes of steering components + {ticks} bytes of change ticks"
     );
-    if let Some(at_start) = neighbours_at_start {
+    if flocking {
         let (flocking, flocking_ticks, index) = boid_footprint();
         println!(
             "memory per boid: a wanderer's + {flocking} bytes of flocking components + \
              {flocking_ticks} bytes of change ticks; {index} bytes in the spatial index"
         );
-        println!("neighbours per boid at the start: {at_start}");
+        let counts = |pick: fn(&(f64, f64)) -> f64| {
+            let counts: Vec<String> = neighbours.iter().map(|c| format!("{:.1}", pick(c))).collect();
+            counts.join(", ")
+        };
         println!(
-            "neighbours per boid at the end: {}",
-            describe_neighbours(app.world_mut())
+            "mean neighbours per boid within {} (separation), at the start and after each tenth: {}",
+            scenes::SEPARATION_RADIUS,
+            counts(|c| c.0)
+        );
+        println!(
+            "mean neighbours per boid within {} (alignment, cohesion), likewise: {}",
+            scenes::FLOCK_RADIUS,
+            counts(|c| c.1)
         );
     }
     ExitCode::SUCCESS

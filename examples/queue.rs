@@ -1,0 +1,160 @@
+//! The Queue tutorial's demo: a crowd seeks a doorway in a wall and goes through it in a line,
+//! each agent braking when another is just ahead, instead of piling up at the door. Agents that
+//! reach the right edge start again on the left.
+//!
+//! | control | action |
+//! | --- | --- |
+//! | `Q` | switch queueing on / off, to see the pile-up it prevents |
+//! | `F` or left click | show / hide force vectors: white velocity, green seek, and separation in a colour of its own |
+
+mod support;
+
+use bevy::input::common_conditions::input_just_pressed;
+use bevy::prelude::*;
+use bevy::window::PrimaryWindow;
+use bevy_steer::prelude::*;
+use bevy_steer::spatial::SpatialIndexPlugin;
+use support::{
+    ScriptedRunPlugin, arrow_mesh, default_plugins, force_vectors_plugin, half_extents,
+    smooth_motion, toggle_force_vectors,
+};
+
+/// An agent of the crowd.
+#[derive(Component)]
+struct Walker;
+
+/// Half the doorway's width: room for one agent at a time.
+const DOOR_HALF_WIDTH: f32 = 14.0;
+/// Half the wall's thickness.
+const WALL_HALF_THICKNESS: f32 = 6.0;
+const WALKERS: usize = 40;
+
+fn main() {
+    App::new()
+        .add_plugins((
+            default_plugins("bevy_steer: queue"),
+            SteeringPlugin::default(),
+            SpatialIndexPlugin::<Walker>::new(30.0),
+            ScriptedRunPlugin,
+            force_vectors_plugin,
+            smooth_motion,
+        ))
+        .add_queue::<Walker>()
+        .add_neighbour_behaviour::<Separation, Walker>()
+        .insert_resource(ClearColor(Color::srgb(0.08, 0.09, 0.11)))
+        .add_systems(Startup, setup)
+        .add_systems(
+            SteeringSchedule,
+            (
+                aim_through_the_door.in_set(SteeringSystems::Decide),
+                (stop_at_the_wall, start_again_on_the_left)
+                    .chain()
+                    .after(SteeringSystems::Integrate),
+            ),
+        )
+        .add_systems(
+            Update,
+            (
+                switch_queueing.run_if(input_just_pressed(KeyCode::KeyQ)),
+                toggle_force_vectors.run_if(
+                    input_just_pressed(KeyCode::KeyF)
+                        .or_else(input_just_pressed(MouseButton::Left)),
+                ),
+            ),
+        )
+        .run();
+}
+
+fn setup(
+    mut commands: Commands,
+    window: Single<&Window, With<PrimaryWindow>>,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<ColorMaterial>>,
+) {
+    commands.spawn(Camera2d);
+    let half = half_extents(&window);
+    // The wall: two blocks, above and below the doorway.
+    let wall_material = materials.add(Color::srgb(0.45, 0.45, 0.5));
+    let block_length = half.y - DOOR_HALF_WIDTH;
+    let block = meshes.add(Rectangle::new(WALL_HALF_THICKNESS * 2.0, block_length));
+    for side in [1.0, -1.0] {
+        commands.spawn((
+            Mesh2d(block.clone()),
+            MeshMaterial2d(wall_material.clone()),
+            Transform::from_xyz(0.0, side * (DOOR_HALF_WIDTH + block_length / 2.0), 0.0),
+        ));
+    }
+    let look = (
+        Mesh2d(meshes.add(arrow_mesh(14.0))),
+        MeshMaterial2d(materials.add(Color::srgb(0.6, 0.85, 1.0))),
+    );
+    for index in 0..WALKERS {
+        // A crowd on the left, spread by a low-discrepancy sequence.
+        let (x, y) = (
+            (index as f32 * 0.618_034).fract(),
+            (index as f32 * 0.754_878).fract(),
+        );
+        let start = Vec2::new(-half.x + 40.0 + x * 300.0, (y - 0.5) * 400.0);
+        // The tutorial's numbers at 60 frames per second: MAX_VELOCITY 6 would be 360 units a
+        // second; slower here, so the line is easy to watch. MAX_FORCE 5.4 is 324.
+        commands.spawn((
+            Walker,
+            look.clone(),
+            Transform::from_translation(start.extend(0.0)),
+            MaxSpeed(120.0),
+            MaxForce(324.0),
+            Seek::new(Vec2::ZERO).with_slowing_radius(0.0),
+            Queue::default(),
+            Separation::new(18.0).with_strength(240.0),
+            FaceVelocity::default(),
+        ));
+    }
+}
+
+/// Left of the wall, walkers make for the doorway; through it, for the right edge.
+fn aim_through_the_door(
+    window: Single<&Window, With<PrimaryWindow>>,
+    mut walkers: Query<(&Transform, &mut Seek), With<Walker>>,
+) {
+    let exit = Vec2::new(half_extents(&window).x + 100.0, 0.0);
+    for (transform, mut seek) in &mut walkers {
+        let target = if transform.translation.x < WALL_HALF_THICKNESS {
+            Vec2::new(WALL_HALF_THICKNESS, 0.0)
+        } else {
+            exit
+        };
+        seek.target = Some(Target::Point(target));
+    }
+}
+
+/// The wall is solid: a walker that would step into it outside the doorway stays on its side.
+fn stop_at_the_wall(mut walkers: Query<(&mut Transform, &mut Velocity), With<Walker>>) {
+    for (mut transform, mut velocity) in &mut walkers {
+        let position = transform.translation.truncate();
+        let in_wall = position.x.abs() < WALL_HALF_THICKNESS + 4.0;
+        if in_wall && position.y.abs() > DOOR_HALF_WIDTH - 4.0 {
+            let side = if velocity.x > 0.0 { -1.0 } else { 1.0 };
+            transform.translation.x = side * (WALL_HALF_THICKNESS + 4.0);
+            velocity.x = 0.0;
+        }
+    }
+}
+
+/// Walkers that reached the right edge start again at the left.
+fn start_again_on_the_left(
+    window: Single<&Window, With<PrimaryWindow>>,
+    mut walkers: Query<&mut Transform, With<Walker>>,
+) {
+    let half = half_extents(&window);
+    for mut transform in &mut walkers {
+        if transform.translation.x > half.x {
+            transform.translation.x = -half.x + 20.0;
+        }
+    }
+}
+
+fn switch_queueing(mut queues: Query<&mut Queue>) {
+    for mut queue in &mut queues {
+        queue.enabled = !queue.enabled;
+    }
+}
