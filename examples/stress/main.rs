@@ -74,37 +74,47 @@ impl Options {
     }
 }
 
-/// Bytes of the steering components a wanderer carries (its `Transform` is the game's anyway),
-/// and of the change ticks Bevy keeps beside each (an added and a changed tick of 4 bytes).
-fn wanderer_footprint() -> (usize, usize) {
+/// The steering components a wanderer carries (its `Transform` is the game's anyway): names and
+/// sizes in bytes.
+fn wanderer_components() -> [(&'static str, usize); 8] {
     use core::mem::size_of;
-    let components = [
-        size_of::<Velocity>(),
-        size_of::<Mass>(),
-        size_of::<MaxSpeed>(),
-        size_of::<MaxForce>(),
-        size_of::<Steering>(),
-        size_of::<ReportedProblems>(),
-        size_of::<Wander>(),
-        size_of::<SteeringRng>(),
-    ];
-    (components.iter().sum(), components.len() * 8)
+    [
+        ("Wander", size_of::<Wander>()),
+        ("SteeringRng", size_of::<SteeringRng>()),
+        ("Velocity", size_of::<Velocity>()),
+        ("Steering", size_of::<Steering>()),
+        ("Mass", size_of::<Mass>()),
+        ("MaxSpeed", size_of::<MaxSpeed>()),
+        ("MaxForce", size_of::<MaxForce>()),
+        ("ReportedProblems", size_of::<ReportedProblems>()),
+    ]
 }
 
-/// Bytes of the components a flocking boid carries beyond a wanderer's (its three neighbour
-/// behaviours and the zero-sized marker), with their change ticks; and of its entries in the
-/// spatial index, which keeps each boid twice (in the order they came and sorted by cell) with its
-/// cell number.
-fn boid_footprint() -> (usize, usize, usize) {
+/// The components a flocking boid carries beyond a wanderer's: its three neighbour behaviours and
+/// the scene's zero-sized marker.
+fn flocking_components() -> [(&'static str, usize); 4] {
     use core::mem::size_of;
-    let components = [
-        size_of::<Separation>(),
-        size_of::<Alignment>(),
-        size_of::<Cohesion>(),
-        size_of::<scenes::Boid>(),
-    ];
-    let index = 2 * size_of::<Neighbour>() + size_of::<u32>();
-    (components.iter().sum(), components.len() * 8, index)
+    [
+        ("Separation", size_of::<Separation>()),
+        ("Alignment", size_of::<Alignment>()),
+        ("Cohesion", size_of::<Cohesion>()),
+        ("the marker", size_of::<scenes::Boid>()),
+    ]
+}
+
+/// The bytes of `components`, one by one, and of the change ticks Bevy keeps beside each (an added
+/// and a changed tick of 4 bytes).
+fn describe_footprint(components: &[(&str, usize)]) -> String {
+    let total: usize = components.iter().map(|(_, size)| size).sum();
+    let each: Vec<String> = components
+        .iter()
+        .map(|(name, size)| format!("{name} {size}"))
+        .collect();
+    format!(
+        "{total} bytes of components ({}) + {} bytes of change ticks",
+        each.join(", "),
+        components.len() * 8
+    )
 }
 
 /// The mean number of other boids within `radius` of a boid, over every boid of `world` (the
@@ -224,15 +234,17 @@ fn main() -> ExitCode {
         "median time per step of each tenth of the steps, in ms: {}",
         tenths.join(", ")
     );
-    let (components, ticks) = wanderer_footprint();
     println!(
-        "memory per wanderer: {components} bytes of steering components + {ticks} bytes of change ticks"
+        "memory per wanderer: {}",
+        describe_footprint(&wanderer_components())
     );
     if flocking {
-        let (flocking, flocking_ticks, index) = boid_footprint();
+        // The index keeps each boid twice (in the order they came, and sorted by cell) and its
+        // cell number, beside two `u32` per grid cell.
+        let index = 2 * core::mem::size_of::<Neighbour>() + core::mem::size_of::<u32>();
         println!(
-            "memory per boid: a wanderer's + {flocking} bytes of flocking components + \
-             {flocking_ticks} bytes of change ticks; {index} bytes in the spatial index"
+            "memory per boid: a wanderer's + {}; {index} bytes in the spatial index",
+            describe_footprint(&flocking_components())
         );
         let counts = |pick: fn(&(f64, f64)) -> f64| {
             let counts: Vec<String> = neighbours.iter().map(|c| format!("{:.1}", pick(c))).collect();
