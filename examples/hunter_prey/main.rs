@@ -1,6 +1,7 @@
 //! The Movement Manager tutorial's demo: hunters pursue the closest prey until they tire, then rest
 //! and wander; prey evade hunters in range, seek the cursor when it is near and no hunter is, and
-//! otherwise wander. A panel tunes each group live.
+//! otherwise wander. A panel tunes each group live. An addition to the tutorial: prey keep apart
+//! (separation), so the prey at the cursor gather as a crowd, not on one point.
 //!
 //! | control | action |
 //! | --- | --- |
@@ -75,6 +76,8 @@ fn main() {
             force_vectors_plugin,
             smooth_motion,
         ))
+        // The prey's neighbours for separation are the other prey.
+        .add_neighbour_behaviour::<Separation, Prey>()
         .add_tuning_group::<Hunter>("Hunter")
         .add_tuning_group::<Prey>("Prey")
         .insert_resource(counts)
@@ -118,7 +121,11 @@ fn setup(
         commands.spawn((hunter(position, heading, &settings), hunter_look.clone()));
     }
     for (position, heading) in spread(counts.prey, settings.arena, 0.0) {
-        commands.spawn((prey(position, heading), prey_look.clone()));
+        commands.spawn((
+            prey(position, heading),
+            prey_look.clone(),
+            Separation::new(24.0).with_method(SeparationMethod::ByDistance),
+        ));
     }
 }
 
