@@ -5,6 +5,7 @@
 //! | --- | --- |
 //! | `1` / `2` / `3` | switch separation / alignment / cohesion on or off for every boid (the rules keep their tuning) |
 //! | `F` or left click (outside the panel) | show / hide force vectors: white velocity, grey wander, and the three rules in colours of their own |
+//! | `N` | with the force vectors shown, show / hide each rule's neighbourhood (its radius) |
 //! | the panel | tune wander and limits for Red, Blue or All; save, load or reset presets |
 //!
 //! Boid count: `cargo run --example flocking -- --boids 3000` (default 2 000, half in each flock).
@@ -63,6 +64,7 @@ fn main() {
         .add_systems(
             Update,
             (
+                toggle_neighbourhoods.run_if(input_just_pressed(KeyCode::KeyN)),
                 switch_rule(|rule: &mut Separation| rule.enabled = !rule.enabled)
                     .run_if(input_just_pressed(KeyCode::Digit1)),
                 switch_rule(|rule: &mut Alignment| rule.enabled = !rule.enabled)
@@ -121,6 +123,11 @@ fn setup(
             commands.spawn((boid, Blue, MeshMaterial2d(blue.clone())));
         }
     }
+}
+
+fn toggle_neighbourhoods(mut store: ResMut<GizmoConfigStore>) {
+    let (_, config) = store.config_mut::<SteeringGizmos>();
+    config.neighbourhoods = !config.neighbourhoods;
 }
 
 /// A system that flips every boid's rule `R` with `flip`.

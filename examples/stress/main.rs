@@ -143,37 +143,6 @@ fn neighbour_counts(world: &mut World) -> (f64, f64) {
     )
 }
 
-// TEMPORARY phase timer (not to be kept).
-#[derive(Resource, Default)]
-struct Phases {
-    last: Option<Instant>,
-    totals: [Duration; 6],
-}
-fn mark<const I: usize>(mut phases: ResMut<Phases>) {
-    let now = Instant::now();
-    if I > 0 && let Some(last) = phases.last {
-        phases.totals[I - 1] += now - last;
-    }
-    phases.last = Some(now);
-}
-fn add_phase_timer(app: &mut App) {
-    use bevy_steer::systems::{apply_neighbour_behaviour, apply_wander, integrate};
-    type B = scenes::Boid;
-    app.init_resource::<Phases>();
-    app.add_systems(
-        SteeringSchedule,
-        (
-            mark::<0>.before(SteeringSystems::Index),
-            mark::<1>.after(SteeringSystems::Index).before(SteeringSystems::Decide),
-            mark::<2>.after(apply_wander).before(apply_neighbour_behaviour::<Separation, B>),
-            mark::<3>.after(apply_neighbour_behaviour::<Separation, B>).before(apply_neighbour_behaviour::<Alignment, B>),
-            mark::<4>.after(apply_neighbour_behaviour::<Alignment, B>).before(apply_neighbour_behaviour::<Cohesion, B>),
-            mark::<5>.after(apply_neighbour_behaviour::<Cohesion, B>).before(integrate),
-            mark::<6>.after(integrate),
-        ),
-    );
-}
-
 /// The value below which `fraction` of the sorted `durations` lie.
 fn percentile(sorted: &[Duration], fraction: f64) -> Duration {
     let index = ((sorted.len() - 1) as f64 * fraction).round() as usize;
@@ -193,9 +162,6 @@ fn main() -> ExitCode {
     }
     eprintln!("setting up {}", options.describe());
     let mut app = options.scene.app(options.agents);
-    if options.scene == Scene::Flocking {
-        add_phase_timer(&mut app);
-    }
     let flocking = options.scene == Scene::Flocking;
     // The neighbour counts at the start and after each tenth of the steps (flocking only).
     let mut neighbours = Vec::new();
@@ -297,15 +263,6 @@ fn main() -> ExitCode {
             scenes::FLOCK_RADIUS,
             counts(|c| c.1)
         );
-    }
-    if let Some(phases) = app.world().get_resource::<Phases>() {
-        let names = ["index", "decide+wander+empty behaviours", "separation", "alignment", "cohesion", "queue set+integrate"];
-        let total: f64 = durations.iter().map(|d| d.as_secs_f64()).sum();
-        for (name, t) in names.iter().zip(phases.totals) {
-            println!("PHASE {name}: {:.3} ms per step", t.as_secs_f64() * 1e3 / options.steps as f64);
-        }
-        let sum: f64 = phases.totals.iter().map(|d| d.as_secs_f64()).sum();
-        println!("PHASE rest (wrap, schedule): {:.3} ms per step", (total - sum) * 1e3 / options.steps as f64);
     }
     ExitCode::SUCCESS
 }

@@ -166,15 +166,7 @@ fn flock(agents: usize) -> App {
         );
     let mut app = ready(app);
     // The default limits (`Mass`, `MaxSpeed`, `MaxForce`) and strengths.
-    let mut placed: Vec<_> = spread(agents, arena, 0.0).collect();
-    if std::env::var_os("SORTED").is_some() {
-        let cell = |p: Vec2| {
-            let c = ((p - arena.min) / FLOCK_RADIUS).as_uvec2();
-            (c.y, c.x)
-        };
-        placed.sort_by_key(|(p, _)| cell(*p));
-    }
-    let boids = placed.into_iter().map(|(position, heading)| {
+    let boids = spread(agents, arena, 0.0).map(|(position, heading)| {
         (
             Boid,
             Transform::from_translation(position.extend(0.0)),

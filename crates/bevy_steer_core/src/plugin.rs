@@ -200,7 +200,7 @@ impl Plugin for SteeringPlugin {
             app,
             BehaviourKind::WANDER,
             [TypeId::of::<Wander>(); 2],
-            wander_forces,
+            (wander_forces, None),
             apply_wander,
         );
         app.add_steering_behaviour::<Seek>()
@@ -260,11 +260,15 @@ pub struct RegisteredBehaviour {
     component: TypeId,
     registration: TypeId,
     weighted_forces: WeightedForces,
+    neighbourhoods: Option<Neighbourhoods>,
 }
 
 /// Collects `(agent position, weighted force)` for every agent whose behaviour is active, as the
 /// behaviour's system would add it now.
 pub type WeightedForces = fn(&mut World, &mut Vec<(Vector, Vector)>);
+
+/// Collects `(agent position, radius)` for every agent whose neighbour behaviour is active.
+pub type Neighbourhoods = fn(&mut World, &mut Vec<(Vector, f32)>);
 
 impl SteeringBehaviours {
     /// The registered behaviours, in the order their forces are added.
@@ -289,6 +293,14 @@ impl RegisteredBehaviour {
     pub fn weighted_forces(&self, world: &mut World, forces: &mut Vec<(Vector, Vector)>) {
         (self.weighted_forces)(world, forces);
     }
+
+    /// For a neighbour behaviour, collects `(agent position, radius)` for every agent on which it
+    /// is active, and returns `true`; for another behaviour, returns `false`.
+    pub fn neighbourhoods(&self, world: &mut World, radii: &mut Vec<(Vector, f32)>) -> bool {
+        self.neighbourhoods
+            .map(|neighbourhoods| neighbourhoods(world, radii))
+            .is_some()
+    }
 }
 
 /// Orders the behaviour systems: slot `n` runs after slot `n - 1`.
@@ -307,7 +319,7 @@ fn register_behaviour<M>(
     app: &mut App,
     kind: BehaviourKind,
     [component, registration]: [TypeId; 2],
-    weighted_forces: WeightedForces,
+    (weighted_forces, neighbourhoods): (WeightedForces, Option<Neighbourhoods>),
     system: impl IntoScheduleConfigs<bevy::ecs::system::ScheduleSystem, M>,
 ) {
     let Some(mut behaviours) = app.world_mut().get_resource_mut::<SteeringBehaviours>() else {
@@ -334,6 +346,7 @@ fn register_behaviour<M>(
         component,
         registration,
         weighted_forces,
+        neighbourhoods,
     });
     let slot_set = BehaviourSlot(slot).in_set(SteeringSystems::Behaviours);
     if slot == 0 {
@@ -438,7 +451,7 @@ impl SteeringAppExt for App {
             self,
             BehaviourKind::of::<B>(),
             [TypeId::of::<B>(); 2],
-            behaviour_forces::<B>,
+            (behaviour_forces::<B>, None),
             apply_behaviour::<B>,
         );
         self
@@ -463,10 +476,22 @@ impl SteeringAppExt for App {
             self,
             BehaviourKind::new(B::NAME),
             [TypeId::of::<B>(), TypeId::of::<(B, M)>()],
-            neighbour_forces::<B, M>,
+            (neighbour_forces::<B, M>, Some(neighbourhoods::<B, M>)),
             apply_neighbour_behaviour::<B, M>,
         );
         self
+    }
+}
+
+fn neighbourhoods<B: NeighbourBehaviour, M: Component>(
+    world: &mut World,
+    radii: &mut Vec<(Vector, f32)>,
+) {
+    let mut agents = world.query_filtered::<(&B, &Transform), With<M>>();
+    for (behaviour, transform) in agents.query(world) {
+        if behaviour.active() {
+            radii.push((transform.translation.truncate(), behaviour.radius()));
+        }
     }
 }
 

@@ -39,6 +39,9 @@ pub struct SteeringGizmos {
     pub force_scale: f32,
     /// Whether to draw each wanderer's circle and displacement. Default `true`.
     pub wander_circle: bool,
+    /// Whether to draw each neighbour behaviour's neighbourhood (its radius round the agent), in
+    /// the behaviour's colour. Default `false`.
+    pub neighbourhoods: bool,
     /// Colour of the velocity arrows. Default white.
     pub velocity_color: Color,
     /// Colours of the behaviours' forces. The built-in ones default to the tutorials' colours:
@@ -55,6 +58,7 @@ impl Default for SteeringGizmos {
             velocity_scale: 0.25,
             force_scale: 0.1,
             wander_circle: true,
+            neighbourhoods: false,
             velocity_color: Color::WHITE,
             behaviour_colors: [
                 (BehaviourKind::WANDER, css::GRAY.into()),
@@ -161,6 +165,8 @@ fn draw_behaviour_forces(
     gizmos: &mut SystemState<Gizmos<SteeringGizmos>>,
     mut forces: Local<Vec<(Vector, Vector)>>,
     mut arrows: Local<Vec<(Vector, Vector, Color)>>,
+    mut radii: Local<Vec<(Vector, f32)>>,
+    mut circles: Local<Vec<(Vector, f32, Color)>>,
 ) {
     let config = world.resource_scope(|world, mut store: Mut<GizmoConfigStore>| {
         let config = store.config_mut::<SteeringGizmos>().1;
@@ -170,6 +176,7 @@ fn draw_behaviour_forces(
         config.clone()
     });
     arrows.clear();
+    circles.clear();
     world.try_resource_scope(|world, behaviours: Mut<SteeringBehaviours>| {
         for behaviour in behaviours.iter() {
             forces.clear();
@@ -180,12 +187,26 @@ fn draw_behaviour_forces(
                     .iter()
                     .map(|&(start, force)| (start, force * config.force_scale, color)),
             );
+            radii.clear();
+            if config.neighbourhoods && behaviour.neighbourhoods(world, &mut radii) {
+                let faint = color.with_alpha(0.3);
+                circles.extend(
+                    radii
+                        .iter()
+                        .map(|&(centre, radius)| (centre, radius, faint)),
+                );
+            }
         }
     });
     // The gizmo group exists (the plugin adds it), so the parameter is always valid.
     if let Ok(mut gizmos_now) = gizmos.get_mut(world) {
         for &(start, vector, color) in arrows.iter() {
             arrow(&mut gizmos_now, start, vector, color);
+        }
+        for &(centre, radius, color) in circles.iter() {
+            if centre.is_finite() && radius > 0.0 && radius.is_finite() {
+                gizmos_now.circle_2d(centre, radius, color);
+            }
         }
     }
     gizmos.apply(world);
