@@ -12,7 +12,6 @@ use bevy::input::common_conditions::input_just_pressed;
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use bevy_steer::prelude::*;
-use bevy_steer::spatial::SpatialIndexPlugin;
 use support::{
     ScriptedRunPlugin, arrow_mesh, cursor_world_position, default_plugins, force_vectors_plugin,
     smooth_motion, toggle_force_vectors,

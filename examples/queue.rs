@@ -13,7 +13,6 @@ use bevy::input::common_conditions::input_just_pressed;
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use bevy_steer::prelude::*;
-use bevy_steer::spatial::SpatialIndexPlugin;
 use support::{
     ScriptedRunPlugin, arrow_mesh, default_plugins, force_vectors_plugin, half_extents,
     smooth_motion, toggle_force_vectors,

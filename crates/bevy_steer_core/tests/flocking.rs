@@ -305,7 +305,7 @@ struct Follower;
 fn followers_gather_behind_the_leader_and_out_of_its_way() {
     let mut app = create_app(60.0);
     app.add_neighbour_behaviour::<Separation, Follower>()
-        .add_plugins(bevy_steer_core::spatial::SpatialIndexPlugin::<Follower>::new(30.0));
+        .add_plugins(SpatialIndexPlugin::<Follower>::new(30.0));
     // The leader walks right at 60 units a second, from among its followers.
     let leader = spawn(
         &mut app,
@@ -375,9 +375,7 @@ struct Walker;
 /// queueing.
 fn closest_approach_in_a_file(queue: bool, seconds: u32) -> f32 {
     let mut app = create_app(60.0);
-    app.add_plugins(bevy_steer_core::spatial::SpatialIndexPlugin::<Walker>::new(
-        30.0,
-    ));
+    app.add_plugins(SpatialIndexPlugin::<Walker>::new(30.0));
     if queue {
         app.add_queue::<Walker>();
     }
@@ -420,10 +418,8 @@ fn queueing_walkers_keep_their_distance_where_others_pile_up() {
 #[test]
 fn a_queue_with_a_bad_radius_is_reported_and_idle() {
     let mut app = create_app(60.0);
-    app.add_plugins(bevy_steer_core::spatial::SpatialIndexPlugin::<Walker>::new(
-        30.0,
-    ))
-    .add_queue::<Walker>();
+    app.add_plugins(SpatialIndexPlugin::<Walker>::new(30.0))
+        .add_queue::<Walker>();
     let bad = spawn(
         &mut app,
         (
