@@ -9,8 +9,9 @@ use crate::forces::{self, TUTORIAL_FRAME_RATE};
 use crate::problems::{BehaviourKind, Problem, ReportedProblems};
 use crate::spatial::Neighbours;
 
-/// Queue, as the Queue tutorial builds it: when another agent is just ahead (within `radius` of
-/// the point `ahead_distance` along the heading), brake: add `-(steering so far) * brake -
+/// Queue, as the Queue tutorial builds it: when another agent is just ahead (in front of the agent,
+/// within 45 degrees of its heading, and within `radius` of the point `ahead_distance` along the
+/// heading), brake: add `-(steering so far) * brake -
 /// velocity`; and when that agent is within `radius` of the agent itself, also cut the velocity
 /// to `hard_stop` of itself per tutorial frame (1/60 s, so the same per second at any step rate).
 /// A crowd through a doorway then forms a line instead of a pile.
@@ -83,11 +84,6 @@ impl Queue {
         };
         (force, kept)
     }
-
-    /// The point the agent looks at for an agent ahead.
-    pub fn ahead(&self, position: Vector, velocity: Vector) -> Vector {
-        position + forces::direction_or_zero(velocity) * self.ahead_distance
-    }
 }
 
 /// Queues the agents with marker `M` behind the agent ahead of them: the system
@@ -125,10 +121,27 @@ pub fn apply_queue<M: Component>(
             continue;
         }
         let position = transform.translation.truncate();
-        let ahead = queue.ahead(position, velocity.0);
-        let agent_ahead = index
-            .closest(ahead, queue.radius, Some(entity))
-            .map(|neighbour| neighbour.position);
+        let heading = forces::direction_or_zero(velocity.0);
+        let ahead = position + heading * queue.ahead_distance;
+        // The agent ahead: the one nearest the look-ahead point among those in front, within
+        // 45 degrees of the heading (an agent at rest has no front and waits for nobody; two agents
+        // converging side by side do not wait for each other for ever), ties to the lesser entity.
+        let mut agent_ahead: Option<(f32, Entity, Vector)> = None;
+        index.for_each_within(ahead, queue.radius, |other| {
+            let offset = other.position - position;
+            if other.entity == entity
+                || offset.dot(heading) <= offset.length() * core::f32::consts::FRAC_1_SQRT_2
+            {
+                return;
+            }
+            let distance = other.position.distance_squared(ahead);
+            if agent_ahead.is_none_or(|(best, best_entity, _)| {
+                distance < best || (distance == best && other.entity < best_entity)
+            }) {
+                agent_ahead = Some((distance, other.entity, other.position));
+            }
+        });
+        let agent_ahead = agent_ahead.map(|(.., position)| position);
         let (force, kept) = queue.brake(position, velocity.0, steering.0, agent_ahead, dt);
         if !(force.is_finite() && kept.is_finite()) {
             report(Problem::NonFiniteForce(Queue::KIND));
