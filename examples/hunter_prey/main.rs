@@ -31,6 +31,13 @@ use support::{
     half_extents, smooth_motion, toggle_force_vectors,
 };
 
+/// Marks the prey that keep apart from each other.
+#[derive(Component)]
+struct Spacing;
+
+/// How far apart prey keep.
+const PREY_SPACING: f32 = 24.0;
+
 /// How many of each, from the command line or the environment.
 #[derive(Resource, Clone, Copy, Debug)]
 struct Counts {
@@ -76,8 +83,10 @@ fn main() {
             force_vectors_plugin,
             smooth_motion,
         ))
-        // The prey's neighbours for separation are the other prey.
-        .add_neighbour_behaviour::<Separation, Prey>()
+        // The prey's neighbours for separation are the other prey, in an index of its own with
+        // cells the separation radius wide (the prey index's are as wide as a hunter's sight).
+        .add_plugins(SpatialIndexPlugin::<Spacing>::new(PREY_SPACING))
+        .add_neighbour_behaviour::<Separation, Spacing>()
         .add_tuning_group::<Hunter>("Hunter")
         .add_tuning_group::<Prey>("Prey")
         .insert_resource(counts)
@@ -124,7 +133,8 @@ fn setup(
         commands.spawn((
             prey(position, heading),
             prey_look.clone(),
-            Separation::new(24.0).with_method(SeparationMethod::ByDistance),
+            Spacing,
+            Separation::new(PREY_SPACING).with_method(SeparationMethod::ByDistance),
         ));
     }
 }
