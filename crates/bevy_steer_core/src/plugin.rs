@@ -21,7 +21,7 @@ use crate::rng::{SteeringRng, SteeringSeed};
 use crate::spatial::{SpatialIndex, SpatialIndexPlugin};
 use crate::systems::{
     LostTargets, announce_lost_targets, apply_behaviour, apply_neighbour_behaviour, apply_wander,
-    boid, detect_arrivals, integrate, lookup_target,
+    boid, detect_arrivals, gather_neighbours, integrate, lookup_target,
 };
 
 /// How the last steering step went: for read-outs such as the tuning panel's, and for tests.
@@ -507,28 +507,11 @@ fn neighbour_forces<B: NeighbourBehaviour, M: Component>(
     let mut neighbours = Vec::new();
     for (entity, behaviour, transform, velocity, max_speed) in agents.query(world) {
         let agent = boid(transform, velocity, max_speed);
-        if !behaviour.active() {
-            continue;
+        if behaviour.active() {
+            gather_neighbours(index, behaviour, &agent, entity, &mut neighbours);
+            let force = behaviour.force(&agent, &neighbours) * behaviour.weight();
+            forces.push((agent.position, force));
         }
-        neighbours.clear();
-        let heading = crate::forces::direction_or_zero(agent.velocity);
-        let fov_cos = crate::forces::half_angle_cos(behaviour.field_of_view());
-        index.for_each_within(agent.position, behaviour.radius(), |neighbour| {
-            if neighbour.entity != entity
-                && crate::forces::in_field_of_view(
-                    agent.position,
-                    heading,
-                    fov_cos,
-                    neighbour.position,
-                )
-            {
-                neighbours.push(neighbour);
-            }
-        });
-        forces.push((
-            agent.position,
-            behaviour.force(&agent, &neighbours) * behaviour.weight(),
-        ));
     }
 }
 

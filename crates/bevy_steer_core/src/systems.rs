@@ -22,7 +22,7 @@ use crate::forces::{self, Boid};
 use crate::lanes::{self, LANES, Vec2x4, lanes_of};
 use crate::problems::{BehaviourKind, Finding, Problem, ReportedProblems, mark_changed, record};
 use crate::rng::SteeringRng;
-use crate::spatial::{Neighbour, Neighbours};
+use crate::spatial::{Neighbour, Neighbours, SpatialIndex};
 
 /// Entities behaviours may aim at: anything with a `Transform`, moving if it has a `Velocity`.
 pub type TargetQuery<'w, 's> = Query<'w, 's, (&'static Transform, Option<&'static Velocity>)>;
@@ -326,6 +326,27 @@ pub fn apply_behaviour<B: SteeringBehaviour>(
     );
 }
 
+/// Puts into `neighbours` the entities of `index` within `behaviour`'s radius and field of view of
+/// `agent` (whose entity is `entity`, left out), in the index's order.
+pub(crate) fn gather_neighbours<B: NeighbourBehaviour, M>(
+    index: &SpatialIndex<M>,
+    behaviour: &B,
+    agent: &Boid,
+    entity: Entity,
+    neighbours: &mut Vec<Neighbour>,
+) {
+    let heading = forces::direction_or_zero(agent.velocity);
+    let fov_cos = forces::half_angle_cos(behaviour.field_of_view());
+    neighbours.clear();
+    index.for_each_within(agent.position, behaviour.radius(), |neighbour| {
+        if neighbour.entity != entity
+            && forces::in_field_of_view(agent.position, heading, fov_cos, neighbour.position)
+        {
+            neighbours.push(neighbour);
+        }
+    });
+}
+
 /// Adds the weighted force of neighbour behaviour `B` for every agent with marker `M` on which it
 /// is active, from its neighbours in [`SpatialIndex<M>`]: the system that
 /// [`add_neighbour_behaviour`](crate::plugin::SteeringAppExt::add_neighbour_behaviour) schedules.
@@ -352,21 +373,7 @@ pub fn apply_neighbour_behaviour<B: NeighbourBehaviour, M: Component>(
             if !(radius > 0.0 && radius.is_finite()) {
                 return Some(Err(NoTarget::InvalidRadius));
             }
-            let heading = forces::direction_or_zero(agent.velocity);
-            let fov_cos = forces::half_angle_cos(behaviour.field_of_view());
-            neighbours.clear();
-            index.for_each_within(agent.position, radius, |neighbour| {
-                if neighbour.entity != entity
-                    && forces::in_field_of_view(
-                        agent.position,
-                        heading,
-                        fov_cos,
-                        neighbour.position,
-                    )
-                {
-                    neighbours.push(neighbour);
-                }
-            });
+            gather_neighbours(index, behaviour, agent, entity, neighbours);
             Some(Ok(behaviour.force(agent, neighbours) * behaviour.weight()))
         },
         |_, _, _| {},
