@@ -1,5 +1,8 @@
 //! The Leader Following tutorial's demo: a leader goes where the mouse is; its followers gather
 //! behind it, keep apart from each other, and step out of its way when they stand in front of it.
+//! One change from the demo: the followers keep apart with Reynolds' separation (the closest push
+//! hardest, radius 30) rather than the tutorial's mean (radius 50), so that they do not bunch up
+//! into clumps when the leader stops.
 //!
 //! | control | action |
 //! | --- | --- |

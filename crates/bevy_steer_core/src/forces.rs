@@ -29,8 +29,9 @@ pub struct Boid {
 
 /// The frame rate the tutorials' per-frame figures are read at, in frames per second.
 ///
-/// Only [`next_wander_angle`] uses it, to scale the tutorial's per-frame angle change to any step
-/// length; every other figure is converted once, as the crate docs describe.
+/// [`next_wander_angle`] and [`Queue`](crate::behaviours::Queue)'s hard stop use it, to scale the
+/// tutorials' per-frame changes to any step length; every other figure is converted once, as the
+/// crate docs describe.
 pub const TUTORIAL_FRAME_RATE: f32 = 60.0;
 
 /// The length of `v`, right to rounding even where its square underflows (below about 1e-19) or
@@ -242,7 +243,8 @@ pub fn separation(position: Vec2, neighbours: impl IntoIterator<Item = Vec2>) ->
 
 /// Separation as Reynolds defines it: each neighbour pushes the agent straight away from it, by
 /// `radius / distance` (1 at the edge of the neighbourhood, more the closer it is), and the pushes
-/// add up. A neighbour on the agent's own point has no "away" and pushes nothing.
+/// add up. A neighbour on the agent's own point has no "away" and pushes nothing (so agents spawned
+/// on one point stay together until something else moves them apart).
 #[inline]
 pub fn separation_by_distance(
     position: Vec2,
@@ -255,7 +257,9 @@ pub fn separation_by_distance(
             let away = position - neighbour;
             let distance = length(away);
             if distance > 0.0 {
-                away * (radius / (distance * distance))
+                // Direction first, then the factor: `away / distance²` would overflow for
+                // neighbours a hair away.
+                direction_or_zero(away) * (radius / distance)
             } else {
                 Vec2::ZERO
             }

@@ -276,7 +276,8 @@ impl SteeringBehaviours {
         self.registered.iter()
     }
 
-    /// The registered behaviours' kinds, in the order their forces are added.
+    /// The registered behaviours' kinds, in the order their forces are added (a neighbour
+    /// behaviour registered for several markers appears once per marker).
     pub fn kinds(&self) -> impl Iterator<Item = BehaviourKind> + '_ {
         self.iter().map(RegisteredBehaviour::kind)
     }
@@ -403,12 +404,18 @@ pub trait SteeringAppExt {
     /// Makes the agents with marker `M` that have [`Queue`] queue behind each other: the agents
     /// ahead are those with `M`, from [`SpatialIndex<M>`] (add
     /// [`SpatialIndexPlugin<M>`](crate::spatial::SpatialIndexPlugin) too). Runs in
-    /// [`SteeringSystems::Queue`].
+    /// [`SteeringSystems::Queue`]. A second call for the same marker does nothing more.
     fn add_queue<M: Component>(&mut self) -> &mut Self;
 }
 
+/// Remembers that [`SteeringAppExt::add_queue`] was called for marker `M`, so that a second call
+/// does not brake the agents twice.
+#[derive(Resource)]
+struct QueueAdded<M: Component>(core::marker::PhantomData<fn() -> M>);
+
 /// Flocking among the agents with marker `M`: keeps a [`SpatialIndex<M>`] and registers
-/// [`Separation`], [`Alignment`] and [`Cohesion`] for them. `FlockingPlugin::<Steering>` makes every
+/// [`Separation`], [`Alignment`] and [`Cohesion`] for them. Add it instead of a
+/// `SpatialIndexPlugin<M>`, not beside it: an index already there keeps its own cell size. `FlockingPlugin::<Steering>` makes every
 /// agent a neighbour of every other; a marker of your own (one flock, one team) keeps flocks apart.
 /// The behaviours act on the agents that have their components.
 pub struct FlockingPlugin<M> {
@@ -458,10 +465,14 @@ impl SteeringAppExt for App {
     }
 
     fn add_queue<M: Component>(&mut self) -> &mut Self {
-        self.add_systems(
-            SteeringSchedule,
-            apply_queue::<M>.in_set(SteeringSystems::Queue),
-        )
+        if self.world().contains_resource::<QueueAdded<M>>() {
+            return self;
+        }
+        self.insert_resource(QueueAdded::<M>(core::marker::PhantomData))
+            .add_systems(
+                SteeringSchedule,
+                apply_queue::<M>.in_set(SteeringSystems::Queue),
+            )
     }
 
     fn add_neighbour_behaviour<B: NeighbourBehaviour, M: Component>(&mut self) -> &mut Self {
@@ -474,7 +485,7 @@ impl SteeringAppExt for App {
         }
         register_behaviour(
             self,
-            BehaviourKind::new(B::NAME),
+            BehaviourKind::of_neighbour::<B>(),
             [TypeId::of::<B>(), TypeId::of::<(B, M)>()],
             (neighbour_forces::<B, M>, Some(neighbourhoods::<B, M>)),
             apply_neighbour_behaviour::<B, M>,
@@ -507,8 +518,9 @@ fn neighbour_forces<B: NeighbourBehaviour, M: Component>(
     let mut neighbours = Vec::new();
     for (entity, behaviour, transform, velocity, max_speed) in agents.query(world) {
         let agent = boid(transform, velocity, max_speed);
-        if behaviour.active() {
-            gather_neighbours(index, behaviour, &agent, entity, &mut neighbours);
+        if behaviour.active()
+            && gather_neighbours(index, behaviour, &agent, entity, &mut neighbours).is_ok()
+        {
             let force = behaviour.force(&agent, &neighbours) * behaviour.weight();
             forces.push((agent.position, force));
         }
@@ -516,13 +528,15 @@ fn neighbour_forces<B: NeighbourBehaviour, M: Component>(
 }
 
 fn behaviour_forces<B: SteeringBehaviour>(world: &mut World, forces: &mut Vec<(Vector, Vector)>) {
-    let mut agents = world.query::<(&B, &Transform, &Velocity, &MaxSpeed)>();
+    let mut agents = world.query::<(Entity, &B, &Transform, &Velocity, &MaxSpeed)>();
     let mut targets = world.query::<(&Transform, Option<&Velocity>)>();
     let targets = targets.query(world);
-    for (behaviour, transform, velocity, max_speed) in agents.query(world) {
+    for (entity, behaviour, transform, velocity, max_speed) in agents.query(world) {
         let agent = boid(transform, velocity, max_speed);
+        // As the step does, a behaviour aimed at its own agent has no force.
+        let lookup = |target| (target != entity).then(|| lookup_target(&targets, target))?;
         if behaviour.active()
-            && let Ok(force) = behaviour.force(&agent, |entity| lookup_target(&targets, entity))
+            && let Ok(force) = behaviour.force(&agent, lookup)
         {
             forces.push((agent.position, force * behaviour.weight()));
         }

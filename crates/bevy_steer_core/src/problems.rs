@@ -35,6 +35,14 @@ impl BehaviourKind {
 
     /// [`FollowLeader`](crate::behaviours::FollowLeader).
     pub const FOLLOW_LEADER: Self = Self::of::<crate::behaviours::FollowLeader>();
+    /// [`Separation`](crate::behaviours::Separation).
+    pub const SEPARATION: Self = Self::of_neighbour::<crate::behaviours::Separation>();
+    /// [`Alignment`](crate::behaviours::Alignment).
+    pub const ALIGNMENT: Self = Self::of_neighbour::<crate::behaviours::Alignment>();
+    /// [`Cohesion`](crate::behaviours::Cohesion).
+    pub const COHESION: Self = Self::of_neighbour::<crate::behaviours::Cohesion>();
+    /// [`Queue`](crate::behaviours::Queue).
+    pub const QUEUE: Self = Self("queue");
 
     /// The built-in behaviours that act on every agent that has them, in the order their systems
     /// add forces. (The neighbour behaviours are registered per marker.)
@@ -54,6 +62,11 @@ impl BehaviourKind {
 
     /// The kind of behaviour `B`.
     pub const fn of<B: SteeringBehaviour>() -> Self {
+        Self(B::NAME)
+    }
+
+    /// The kind of neighbour behaviour `B`.
+    pub const fn of_neighbour<B: crate::behaviours::NeighbourBehaviour>() -> Self {
         Self(B::NAME)
     }
 
@@ -260,9 +273,7 @@ impl ReportedProblems {
         *flags |= bit;
         new
     }
-}
 
-impl ReportedProblems {
     /// Records and logs `problem` for `entity` unless it was recorded before; returns whether it
     /// was new.
     pub(crate) fn report(&mut self, entity: Entity, problem: Problem) -> bool {

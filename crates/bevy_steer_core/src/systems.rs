@@ -327,24 +327,30 @@ pub fn apply_behaviour<B: SteeringBehaviour>(
 }
 
 /// Puts into `neighbours` the entities of `index` within `behaviour`'s radius and field of view of
-/// `agent` (whose entity is `entity`, left out), in the index's order.
+/// `agent` (whose entity is `entity`, left out), in the index's order; or says that the radius is
+/// not a positive finite number.
 pub(crate) fn gather_neighbours<B: NeighbourBehaviour, M>(
     index: &SpatialIndex<M>,
     behaviour: &B,
     agent: &Boid,
     entity: Entity,
     neighbours: &mut Vec<Neighbour>,
-) {
+) -> Result<(), NoTarget> {
+    let radius = behaviour.radius();
+    if !(radius > 0.0 && radius.is_finite()) {
+        return Err(NoTarget::InvalidRadius);
+    }
     let heading = forces::direction_or_zero(agent.velocity);
     let fov_cos = forces::half_angle_cos(behaviour.field_of_view());
     neighbours.clear();
-    index.for_each_within(agent.position, behaviour.radius(), |neighbour| {
+    index.for_each_within(agent.position, radius, |neighbour| {
         if neighbour.entity != entity
             && forces::in_field_of_view(agent.position, heading, fov_cos, neighbour.position)
         {
             neighbours.push(neighbour);
         }
     });
+    Ok(())
 }
 
 /// Adds the weighted force of neighbour behaviour `B` for every agent with marker `M` on which it
@@ -364,17 +370,15 @@ pub fn apply_neighbour_behaviour<B: NeighbourBehaviour, M: Component>(
     step_agents(
         &mut agents,
         &mut logged_not_dense,
-        BehaviourKind::new(B::NAME),
+        BehaviourKind::of_neighbour::<B>(),
         |behaviour, agent, entity, neighbours| {
             if !behaviour.active() {
                 return None;
             }
-            let radius = behaviour.radius();
-            if !(radius > 0.0 && radius.is_finite()) {
-                return Some(Err(NoTarget::InvalidRadius));
-            }
-            gather_neighbours(index, behaviour, agent, entity, neighbours);
-            Some(Ok(behaviour.force(agent, neighbours) * behaviour.weight()))
+            Some(
+                gather_neighbours(index, behaviour, agent, entity, neighbours)
+                    .map(|()| behaviour.force(agent, neighbours) * behaviour.weight()),
+            )
         },
         |_, _, _| {},
     );

@@ -20,8 +20,12 @@ use crate::spatial::Neighbours;
 /// behaviour and force: in [`SteeringSystems::Queue`](crate::plugin::SteeringSystems::Queue),
 /// just before integration. Register it for the agents with a marker with
 /// [`add_queue`](crate::plugin::SteeringAppExt::add_queue); the agents ahead are those with the
-/// marker. The tutorial's v4 adds separation: give the agents [`Separation`](super::Separation)
-/// too. The defaults are the tutorial demo's (`MAX_QUEUE_AHEAD = 30`, `MAX_QUEUE_RADIUS = 30`,
+/// marker. The tutorial's v4 adds separation after the brake; here a
+/// [`Separation`](super::Separation) is summed before queue brakes, so 80% of it is cancelled while
+/// an agent brakes: give queueing agents a stronger separation. Waiting only for agents within 45
+/// degrees of the heading is a departure from the tutorial (which waits for any agent near the
+/// look-ahead point), so that two agents converging side by side, or an agent at rest, do not stop
+/// each other for good. The defaults are the tutorial demo's (`MAX_QUEUE_AHEAD = 30`, `MAX_QUEUE_RADIUS = 30`,
 /// brake 0.8, hard stop 0.3); distances are the same in this crate's units.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
 #[reflect(Component, Default, Debug, PartialEq, Clone)]
@@ -58,7 +62,7 @@ weight_and_switch_builders!(Queue);
 
 impl Queue {
     /// The kind its problems are reported under.
-    pub const KIND: BehaviourKind = BehaviourKind::new("queue");
+    pub const KIND: BehaviourKind = BehaviourKind::QUEUE;
 
     /// What queueing does to an agent at `position` moving at `velocity`, with `steering` summed so
     /// far, given the position of the agent ahead, if any: the force to add and the factor on the
