@@ -38,7 +38,8 @@ use scenes::{Scene, arena_for};
 /// The step length, in seconds.
 const DT: f32 = 1.0 / 60.0;
 
-/// Medians of the per-step times criterion measured, by group, benchmark and N.
+/// Medians of the per-step times criterion measured, by group, benchmark and N (and the paired
+/// ratios, and the flocking scene's neighbour counts).
 #[derive(Default)]
 struct Medians(Vec<(&'static str, &'static str, usize, f64)>);
 
@@ -79,6 +80,45 @@ fn measure(
         });
     });
     // Empty when a filter on the command line skipped the benchmark.
+    if !samples.is_empty() {
+        medians.0.push((group_name, name, agents, median(samples)));
+    }
+}
+
+/// [`measure`] for a scene that changes as it runs: `step` steps a scene made by `fresh`, and every
+/// [`WINDOW`] steps a fresh scene takes its place (made outside the timing), so that every N is
+/// timed over the same stretch of the scene's life.
+fn measure_in_windows<S>(
+    group: &mut BenchmarkGroup<WallTime>,
+    group_name: &'static str,
+    medians: &mut Medians,
+    name: &'static str,
+    agents: usize,
+    mut fresh: impl FnMut() -> S,
+    mut step: impl FnMut(&mut S),
+) {
+    let mut samples = Vec::new();
+    let (mut scene, mut age) = (fresh(), 0);
+    group.bench_function(BenchmarkId::new(name, agents), |bencher| {
+        bencher.iter_custom(|iterations| {
+            let mut elapsed = Duration::ZERO;
+            let mut left = iterations;
+            while left > 0 {
+                if age == WINDOW {
+                    (scene, age) = (fresh(), 0);
+                }
+                let steps = left.min(WINDOW - age);
+                let started = Instant::now();
+                for _ in 0..steps {
+                    step(&mut scene);
+                }
+                elapsed += started.elapsed();
+                (age, left) = (age + steps, left - steps);
+            }
+            samples.push(elapsed.as_secs_f64() / iterations as f64);
+            elapsed
+        });
+    });
     if !samples.is_empty() {
         medians.0.push((group_name, name, agents, median(samples)));
     }
@@ -158,31 +198,6 @@ fn paired_ratio(mut plugin: impl FnMut(), mut baseline: impl FnMut(), budget: Du
     // Warm both up, and size the blocks from that.
     let plugin_steps = steps_for(block(&mut plugin, 3));
     let baseline_steps = steps_for(block(&mut baseline, 3));
-    paired_blocks(plugin, baseline, (plugin_steps, baseline_steps), budget)
-}
-
-/// [`paired_ratio`] for a scene that changes as it runs: both sides run as many steps per block
-/// (about 10 ms of the plugin's), so that two sides that start in the same state and compute the
-/// same steps are timed on the same states throughout.
-fn paired_ratio_in_lockstep(
-    mut plugin: impl FnMut(),
-    mut baseline: impl FnMut(),
-    budget: Duration,
-) -> f64 {
-    let warm_up = 3;
-    let steps = steps_for(block(&mut plugin, warm_up));
-    block(&mut baseline, warm_up);
-    paired_blocks(plugin, baseline, (steps, steps), budget)
-}
-
-/// Alternates blocks of `plugin_steps` and `baseline_steps` until there are at least 11 pairs and
-/// `budget` is spent; the median of the pairs' ratios of time per step.
-fn paired_blocks(
-    mut plugin: impl FnMut(),
-    mut baseline: impl FnMut(),
-    (plugin_steps, baseline_steps): (u32, u32),
-    budget: Duration,
-) -> f64 {
     let mut ratios = Vec::new();
     let started = Instant::now();
     while ratios.len() < 11 || started.elapsed() < budget {
@@ -427,7 +442,8 @@ impl FlockRules {
     }
 }
 
-/// A boid as a straightforward hand-written flocking simulation keeps it (72 bytes).
+/// A boid as a straightforward hand-written flocking simulation keeps it.
+#[derive(Clone)]
 struct PlainBoid {
     /// Its key in the grid: the plugin's entity for it, so that the grid holds the boids in the
     /// order the plugin's index does and the neighbours' terms add up in the same order.
@@ -579,6 +595,15 @@ impl PlainFlock {
         }
     }
 
+    /// A copy of this flock as it is now, with a grid of its own.
+    fn restarted(&self) -> Self {
+        Self {
+            boids: self.boids.clone(),
+            grid: SpatialIndex::new(scenes::FLOCK_RADIUS),
+            ..*self
+        }
+    }
+
     /// One step: the grid rebuilt on one thread (as the plugin's index is), then the boids in one
     /// chunk per compute thread.
     fn step(&mut self, pool: &TaskPool) {
@@ -621,8 +646,46 @@ impl PlainFlock {
     }
 }
 
-/// Steps of the flocking scene after which plugin and baseline are compared before the timing.
-const FLOCKING_CHECK_STEPS: usize = 10;
+/// The steps a flocking scene is timed for before a fresh one takes its place: half a second of
+/// its life, while each boid has about as many neighbours as when the boids were spread evenly
+/// (the summary prints the counts at both ends of the window). Flocks form later, and boids then
+/// have more neighbours (see `stress --scene flocking`).
+const WINDOW: u64 = 30;
+
+/// Plugin time / baseline time per step in alternate blocks of about 10 ms, for `budget`, like
+/// [`paired_ratio`], with both sides stepping in lockstep from the flocking scene's start: each
+/// block runs as many steps on both, and after every [`WINDOW`] steps both start again from a
+/// fresh scene, once checked to have moved every boid to the same bits. Each pair is thus timed on
+/// the same states.
+fn flocking_paired_ratio(
+    agents: usize,
+    start: &PlainFlock,
+    pool: &TaskPool,
+    budget: Duration,
+) -> f64 {
+    let mut app = Scene::Flocking.app(agents);
+    let mut flock = start.restarted();
+    // Warm both up by as many steps, and size the blocks from that.
+    let warm_up = 3;
+    let steps = steps_for(block(&mut || scenes::step(&mut app), warm_up)).min(WINDOW as u32);
+    block(&mut || flock.step(pool), warm_up);
+    let mut age = u64::from(warm_up);
+    let mut ratios = Vec::new();
+    let started = Instant::now();
+    while ratios.len() < 11 || started.elapsed() < budget {
+        if age + u64::from(steps) > WINDOW {
+            assert!(
+                flock.matches(app.world_mut()),
+                "the plugin and the baseline moved the boids differently at {agents} boids"
+            );
+            (app, flock, age) = (Scene::Flocking.app(agents), start.restarted(), 0);
+        }
+        let plugin_time = block(&mut || scenes::step(&mut app), steps);
+        ratios.push(plugin_time / block(&mut || flock.step(pool), steps));
+        age += u64::from(steps);
+    }
+    median(ratios)
+}
 
 fn flocking(criterion: &mut Criterion, medians: &mut Medians) {
     let mut group = criterion.benchmark_group("flocking");
@@ -630,8 +693,14 @@ fn flocking(criterion: &mut Criterion, medians: &mut Medians) {
         let mut app = Scene::Flocking.app(agents);
         // The app above set up the compute pool; the baseline shares it.
         let pool = ComputeTaskPool::get();
-        let mut flock = PlainFlock::of(app.world_mut());
-        for _ in 0..FLOCKING_CHECK_STEPS {
+        let start = PlainFlock::of(app.world_mut());
+        let neighbours = |world: &mut World| {
+            [scenes::SEPARATION_RADIUS, scenes::FLOCK_RADIUS]
+                .map(|radius| scenes::mean_neighbours(world, radius))
+        };
+        let at_start = neighbours(app.world_mut());
+        let mut flock = start.restarted();
+        for _ in 0..WINDOW {
             scenes::step(&mut app);
             flock.step(pool);
         }
@@ -639,27 +708,38 @@ fn flocking(criterion: &mut Criterion, medians: &mut Medians) {
             flock.matches(app.world_mut()),
             "the plugin and the baseline moved the boids differently at {agents} boids"
         );
-        measure(&mut group, "flocking", medians, "plugin", agents, || {
-            scenes::step(&mut app);
-        });
-        // The scene changes as it runs (flocks form): the baseline takes it up where the plugin
-        // left it.
-        let mut flock = PlainFlock::of(app.world_mut());
-        measure(&mut group, "flocking", medians, "baseline", agents, || {
-            flock.step(pool);
-        });
+        let at_end = neighbours(app.world_mut());
+        drop(app);
+        measure_in_windows(
+            &mut group,
+            "flocking",
+            medians,
+            "plugin",
+            agents,
+            || Scene::Flocking.app(agents),
+            scenes::step,
+        );
+        measure_in_windows(
+            &mut group,
+            "flocking",
+            medians,
+            "baseline",
+            agents,
+            || start.restarted(),
+            |flock| flock.step(pool),
+        );
         if medians.get("flocking", "plugin", agents).is_some() {
-            let mut flock = PlainFlock::of(app.world_mut());
-            let ratio = paired_ratio_in_lockstep(
-                || scenes::step(&mut app),
-                || flock.step(pool),
-                Duration::from_secs(4),
-            );
+            let ratio = flocking_paired_ratio(agents, &start, pool, Duration::from_secs(4));
             medians.0.push(("flocking", "paired", agents, ratio));
-            assert!(
-                flock.matches(app.world_mut()),
-                "the plugin and the baseline drifted apart in the paired run at {agents} boids"
-            );
+            // Kept beside the times for the summary.
+            for (name, count) in [
+                ("separation neighbours at the start", at_start[0]),
+                ("separation neighbours at the end", at_end[0]),
+                ("neighbours at the start", at_start[1]),
+                ("neighbours at the end", at_end[1]),
+            ] {
+                medians.0.push(("flocking", name, agents, count));
+            }
         }
     }
     group.finish();
@@ -760,8 +840,19 @@ fn print_summary(medians: &Medians) {
         }
     }
     for boids in [1_000, 10_000, 100_000] {
+        let get = |name| medians.get("flocking", name, boids).unwrap_or(f64::NAN);
         if let Some(step) = medians.get("flocking", "plugin", boids) {
-            println!("flocking, {boids} boids: {} per step", ms(step));
+            println!(
+                "flocking, {boids} boids: {} per step; neighbours per boid within {} from {:.1} \
+                 to {:.1} over the window of {WINDOW} steps ({:.1} to {:.1} within {})",
+                ms(step),
+                scenes::FLOCK_RADIUS,
+                get("neighbours at the start"),
+                get("neighbours at the end"),
+                get("separation neighbours at the start"),
+                get("separation neighbours at the end"),
+                scenes::SEPARATION_RADIUS,
+            );
         }
     }
 }

@@ -117,29 +117,11 @@ fn describe_footprint(components: &[(&str, usize)]) -> String {
     )
 }
 
-/// The mean number of other boids within `radius` of a boid, over every boid of `world` (the
-/// spatial index's count: not across the arena's wrap).
-fn mean_neighbours(world: &mut World, radius: f32) -> f64 {
-    let boids: Vec<(Entity, Vec2)> = world
-        .query_filtered::<(Entity, &Transform), With<scenes::Boid>>()
-        .iter(world)
-        .map(|(entity, transform)| (entity, transform.translation.truncate()))
-        .collect();
-    let mut index = SpatialIndex::<scenes::Boid>::new(radius);
-    index.rebuild(boids.iter().copied());
-    let mut total = 0_usize;
-    for (_, position) in &boids {
-        index.for_each_within(*position, radius, |_| total += 1);
-    }
-    // Each boid found itself.
-    (total - boids.len()) as f64 / boids.len().max(1) as f64
-}
-
 /// The mean neighbour counts within the separation and the flocking radius.
 fn neighbour_counts(world: &mut World) -> (f64, f64) {
     (
-        mean_neighbours(world, scenes::SEPARATION_RADIUS),
-        mean_neighbours(world, scenes::FLOCK_RADIUS),
+        scenes::mean_neighbours(world, scenes::SEPARATION_RADIUS),
+        scenes::mean_neighbours(world, scenes::FLOCK_RADIUS),
     )
 }
 

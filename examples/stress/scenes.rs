@@ -155,6 +155,24 @@ fn wrap_boids(arena: Res<FlockArena>, mut boids: Query<&mut Transform, With<Boid
     });
 }
 
+/// The mean number of other boids within `radius` of a boid, over every boid of `world` (as the
+/// spatial index counts them: not across the arena's wrap).
+pub fn mean_neighbours(world: &mut World, radius: f32) -> f64 {
+    let boids: Vec<(Entity, Vec2)> = world
+        .query_filtered::<(Entity, &Transform), With<Boid>>()
+        .iter(world)
+        .map(|(entity, transform)| (entity, transform.translation.truncate()))
+        .collect();
+    let mut index = SpatialIndex::<Boid>::new(radius);
+    index.rebuild(boids.iter().copied());
+    let mut found = 0_usize;
+    for (_, position) in &boids {
+        index.for_each_within(*position, radius, |_| found += 1);
+    }
+    // Each boid found itself.
+    (found - boids.len()) as f64 / boids.len().max(1) as f64
+}
+
 fn flock(agents: usize) -> App {
     let arena = arena_for(agents);
     let mut app = headless_app();
