@@ -75,7 +75,7 @@ fn run_steering_schedule(world: &mut World) {
 /// the chain, so the plugin logs an error at startup for each such system's schedule.
 #[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SteeringSystems {
-    /// [`SpatialIndex`](crate::spatial::SpatialIndex) resources are rebuilt from the agents'
+    /// [`SpatialIndex`] resources are rebuilt from the agents'
     /// positions.
     Index,
     /// Your game logic that picks behaviours and targets for this step goes here (the hunter / prey

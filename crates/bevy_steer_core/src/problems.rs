@@ -16,7 +16,7 @@ use crate::behaviours::{Evade, Flee, Pursue, Seek, SteeringBehaviour};
 ///
 /// The built-in behaviours have constants; a behaviour of your own is
 /// `BehaviourKind::of::<MyBehaviour>()`, named by its
-/// [`SteeringBehaviour::NAME`](crate::behaviours::SteeringBehaviour::NAME).
+/// [`SteeringBehaviour::NAME`].
 #[derive(Reflect, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[reflect(Debug, PartialEq, Hash, Clone)]
 pub struct BehaviourKind(&'static str);
