@@ -2,7 +2,9 @@
 
 use bevy::prelude::*;
 
-use super::{NeighbourBehaviour, neighbourhood_builders, weight_and_switch_builders};
+use super::{
+    NeighbourBehaviour, neighbourhood_accessors, neighbourhood_builders, weight_and_switch_builders,
+};
 use crate::Vector;
 use crate::components::Steering;
 use crate::forces::{self, Boid};
@@ -57,21 +59,7 @@ neighbourhood_builders!(Cohesion);
 impl NeighbourBehaviour for Cohesion {
     const NAME: &'static str = "cohesion";
 
-    fn weight(&self) -> f32 {
-        self.weight
-    }
-
-    fn enabled(&self) -> bool {
-        self.enabled
-    }
-
-    fn radius(&self) -> f32 {
-        self.radius
-    }
-
-    fn field_of_view(&self) -> f32 {
-        self.field_of_view
-    }
+    neighbourhood_accessors!();
 
     fn force(&self, agent: &Boid, neighbours: &[Neighbour]) -> Vector {
         let positions = neighbours.iter().map(|neighbour| neighbour.position);

@@ -2,7 +2,10 @@
 
 use bevy::prelude::*;
 
-use super::{NoTarget, SteeringBehaviour, Target, TargetState, weight_and_switch_builders};
+use super::{
+    NoTarget, SteeringBehaviour, Target, TargetState, weight_and_switch_accessors,
+    weight_and_switch_builders,
+};
 use crate::Vector;
 use crate::components::Steering;
 use crate::forces::{self, Boid};
@@ -60,13 +63,7 @@ weight_and_switch_builders!(Flee);
 impl SteeringBehaviour for Flee {
     const NAME: &'static str = "flee";
 
-    fn weight(&self) -> f32 {
-        self.weight
-    }
-
-    fn enabled(&self) -> bool {
-        self.enabled
-    }
+    weight_and_switch_accessors!();
 
     fn force(
         &self,

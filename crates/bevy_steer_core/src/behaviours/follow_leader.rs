@@ -2,7 +2,10 @@
 
 use bevy::prelude::*;
 
-use super::{NoTarget, SteeringBehaviour, TargetState, target_state, weight_and_switch_builders};
+use super::{
+    NoTarget, SteeringBehaviour, TargetState, target_state, weight_and_switch_accessors,
+    weight_and_switch_builders,
+};
 use crate::Vector;
 use crate::components::Steering;
 use crate::forces::{self, Boid};
@@ -71,13 +74,7 @@ weight_and_switch_builders!(FollowLeader);
 impl SteeringBehaviour for FollowLeader {
     const NAME: &'static str = "follow leader";
 
-    fn weight(&self) -> f32 {
-        self.weight
-    }
-
-    fn enabled(&self) -> bool {
-        self.enabled
-    }
+    weight_and_switch_accessors!();
 
     fn force(
         &self,

@@ -306,3 +306,34 @@ macro_rules! neighbourhood_builders {
     };
 }
 pub(crate) use neighbourhood_builders;
+
+/// The `weight` and `enabled` accessors of a behaviour trait impl, read from the fields of those
+/// names.
+macro_rules! weight_and_switch_accessors {
+    () => {
+        fn weight(&self) -> f32 {
+            self.weight
+        }
+
+        fn enabled(&self) -> bool {
+            self.enabled
+        }
+    };
+}
+pub(crate) use weight_and_switch_accessors;
+
+/// The accessors of a [`NeighbourBehaviour`] impl, read from the fields of the same names.
+macro_rules! neighbourhood_accessors {
+    () => {
+        crate::behaviours::weight_and_switch_accessors!();
+
+        fn radius(&self) -> f32 {
+            self.radius
+        }
+
+        fn field_of_view(&self) -> f32 {
+            self.field_of_view
+        }
+    };
+}
+pub(crate) use neighbourhood_accessors;

@@ -2,7 +2,10 @@
 
 use bevy::prelude::*;
 
-use super::{NoTarget, SteeringBehaviour, Target, TargetState, weight_and_switch_builders};
+use super::{
+    NoTarget, SteeringBehaviour, Target, TargetState, weight_and_switch_accessors,
+    weight_and_switch_builders,
+};
 use crate::Vector;
 use crate::components::Steering;
 use crate::forces::{self, Boid};
@@ -84,13 +87,7 @@ weight_and_switch_builders!(Seek);
 impl SteeringBehaviour for Seek {
     const NAME: &'static str = "seek";
 
-    fn weight(&self) -> f32 {
-        self.weight
-    }
-
-    fn enabled(&self) -> bool {
-        self.enabled
-    }
+    weight_and_switch_accessors!();
 
     fn force(
         &self,

@@ -2,7 +2,9 @@
 
 use bevy::prelude::*;
 
-use super::{NeighbourBehaviour, neighbourhood_builders, weight_and_switch_builders};
+use super::{
+    NeighbourBehaviour, neighbourhood_accessors, neighbourhood_builders, weight_and_switch_builders,
+};
 use crate::Vector;
 use crate::components::Steering;
 use crate::forces::{self, Boid};
@@ -79,21 +81,7 @@ neighbourhood_builders!(Separation);
 impl NeighbourBehaviour for Separation {
     const NAME: &'static str = "separation";
 
-    fn weight(&self) -> f32 {
-        self.weight
-    }
-
-    fn enabled(&self) -> bool {
-        self.enabled
-    }
-
-    fn radius(&self) -> f32 {
-        self.radius
-    }
-
-    fn field_of_view(&self) -> f32 {
-        self.field_of_view
-    }
+    neighbourhood_accessors!();
 
     fn force(&self, agent: &Boid, neighbours: &[Neighbour]) -> Vector {
         let positions = neighbours.iter().map(|neighbour| neighbour.position);
