@@ -389,7 +389,7 @@ pub trait SteeringAppExt {
     ///     }
     /// }
     ///
-    /// // error: a SteeringBehaviour must use table storage (the default), not SparseSet
+    /// // error: a steering behaviour must use table storage (the default), not SparseSet
     /// App::new().add_steering_behaviour::<Sparse>();
     /// ```
     fn add_steering_behaviour<B: SteeringBehaviour>(&mut self) -> &mut Self;
@@ -445,15 +445,19 @@ impl<M: Component> Plugin for FlockingPlugin<M> {
     }
 }
 
+/// Stops the build when behaviour `B` is stored as a sparse set: the behaviour systems step agents
+/// table by table. Called in a `const` block, so the mistake is found when the app is built.
+const fn assert_table_storage<B: Component>() {
+    assert!(
+        matches!(B::STORAGE_TYPE, StorageType::Table),
+        "a steering behaviour must use table storage (the default), not SparseSet: the behaviour \
+         systems step agents table by table"
+    );
+}
+
 impl SteeringAppExt for App {
     fn add_steering_behaviour<B: SteeringBehaviour>(&mut self) -> &mut Self {
-        const {
-            assert!(
-                matches!(B::STORAGE_TYPE, StorageType::Table),
-                "a SteeringBehaviour must use table storage (the default), not SparseSet: the \
-                 behaviour systems step agents table by table"
-            );
-        }
+        const { assert_table_storage::<B>() };
         register_behaviour(
             self,
             BehaviourKind::of::<B>(),
@@ -476,13 +480,7 @@ impl SteeringAppExt for App {
     }
 
     fn add_neighbour_behaviour<B: NeighbourBehaviour, M: Component>(&mut self) -> &mut Self {
-        const {
-            assert!(
-                matches!(B::STORAGE_TYPE, StorageType::Table),
-                "a NeighbourBehaviour must use table storage (the default), not SparseSet: the \
-                 behaviour systems step agents table by table"
-            );
-        }
+        const { assert_table_storage::<B>() };
         register_behaviour(
             self,
             BehaviourKind::of_neighbour::<B>(),
