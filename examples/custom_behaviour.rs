@@ -1,12 +1,15 @@
 //! A behaviour of your own: `Orbit` circles a point. It is one component and one pure force
 //! function; `add_steering_behaviour` gives it parallel stepping, its weight and switch, bad-input
 //! checks and force-vector gizmos in a colour of its own, and it adds up with the built-in wander.
+//! Its fields declare their ranges (`#[reflect(@Tunable::...)]`), so the panel tunes it live like
+//! the built-in behaviours.
 //!
 //! | control | action |
 //! | --- | --- |
-//! | left click | move the orbit's centre to the cursor |
+//! | left click (outside the panel) | move the orbit's centre to the cursor |
 //! | `O` | switch the orbit on / off (the ships keep their tuning and just wander meanwhile, round the window's edges) |
 //! | `F` | show / hide force vectors: white velocity, grey wander, the orbit in its own colour |
+//! | the panel | tune the orbit's radius, lead and weight, wander and the limits, live |
 
 mod support;
 
@@ -27,9 +30,12 @@ use support::{
 #[require(Steering)]
 struct Orbit {
     centre: Vec2,
+    #[reflect(@Tunable::logarithmic(1.0, 1000.0))]
     radius: f32,
     /// How far ahead along the circle to aim, as a fraction of the radius.
+    #[reflect(@Tunable::linear(0.0, 2.0))]
     lead: f32,
+    #[reflect(@Tunable::linear(-10.0, 10.0))]
     weight: f32,
     enabled: bool,
 }
@@ -67,11 +73,14 @@ fn main() {
         .add_plugins((
             default_plugins("bevy_steer: a custom behaviour"),
             SteeringPlugin::default(),
+            SteeringEguiPlugin::default(),
             ScriptedRunPlugin,
             force_vectors_plugin,
             smooth_motion,
         ))
         .add_steering_behaviour::<Orbit>()
+        // Registered for reflection, so the panel finds its tunable fields.
+        .register_type::<Orbit>()
         .insert_resource(ClearColor(Color::srgb(0.08, 0.09, 0.11)))
         .add_systems(Startup, setup)
         .add_systems(
@@ -81,7 +90,10 @@ fn main() {
         .add_systems(
             Update,
             (
-                move_the_centre.run_if(input_just_pressed(MouseButton::Left)),
+                move_the_centre.run_if(
+                    input_just_pressed(MouseButton::Left)
+                        .and_then(not(egui_wants_any_pointer_input)),
+                ),
                 switch_the_orbit.run_if(input_just_pressed(KeyCode::KeyO)),
                 toggle_force_vectors.run_if(input_just_pressed(KeyCode::KeyF)),
             ),

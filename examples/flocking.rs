@@ -6,7 +6,7 @@
 //! | `1` / `2` / `3` | switch separation / alignment / cohesion on or off for every boid (the rules keep their tuning) |
 //! | `F` or left click (outside the panel) | show / hide force vectors: white velocity, grey wander, and the three rules in colours of their own |
 //! | `N` | with the force vectors shown, show / hide each rule's neighbourhood (its radius) |
-//! | the panel | tune wander and limits for Red, Blue or All; save, load or reset presets |
+//! | the panel | tune the three rules (radius, field of view, strength, weight), wander and the limits for Red, Blue or All; save, load or reset presets (`flocking`, `flocking-swarms`) |
 //!
 //! Boid count: `cargo run --example flocking -- --boids 3000` (default 2 000, half in each flock).
 
@@ -48,7 +48,8 @@ fn main() {
             SteeringEguiPlugin::with_preset_directory(concat!(
                 env!("CARGO_MANIFEST_DIR"),
                 "/assets/presets"
-            )),
+            ))
+            .with_preset_name("flocking"),
             ScriptedRunPlugin,
             force_vectors_plugin,
             smooth_motion,

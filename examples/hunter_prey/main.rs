@@ -8,7 +8,7 @@
 //! | move the mouse | prey within 300 px with no hunter near come to the cursor |
 //! | left click (outside the panel) or `F` | show / hide force vectors: white velocity, grey wander, green seek, orange pursuit, red evade |
 //! | `Space` | pause / resume |
-//! | the panel | tune wander and limits for Hunter, Prey or All; save, load or reset presets (`assets/presets/*.ron`) |
+//! | the panel | tune every behaviour the agents carry (wander, pursuit, evasion, seek, separation) and their limits, for Hunter, Prey or All; save, load or reset presets (`assets/presets/*.ron`) |
 //!
 //! Agent counts: `cargo run --example hunter_prey -- --hunters 20 --prey 2000` (or the variables
 //! `HUNTER_PREY_HUNTERS` and `HUNTER_PREY_PREY`). Hunters are red, prey pale blue; both wrap round
@@ -167,6 +167,7 @@ fn write_state_file(
     mut frames: Local<u32>,
     hunters: Query<(&Wander, &MaxSpeed, &Mass), With<Hunter>>,
     prey: Query<(&Wander, &MaxSpeed, &Mass), With<Prey>>,
+    separations: Query<&Separation, With<Prey>>,
 ) {
     let Some(path) = std::env::var_os("STEER_STATE_FILE") else {
         return;
@@ -195,6 +196,12 @@ fn write_state_file(
             mean(|(.., mass)| mass.0),
         );
     }
+    let count = separations.iter().len().max(1) as f32;
+    let _ = writeln!(
+        text,
+        "Prey separation_radius={:.3}",
+        separations.iter().map(|rule| rule.radius).sum::<f32>() / count
+    );
     if let Err(error) = std::fs::write(&path, text) {
         warn!("could not write the state file: {error}");
     }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End to end, as a person would use it: start hunter_prey in a virtual display, take a screenshot,
-# drag the panel's "wander circle radius" slider with the mouse, take another, and fail unless the
-# agents' wander radius really changed and both screenshots show the panel and the agents.
+# drag the panel's "circle radius" slider of Wander and "radius" slider of Separation with the mouse,
+# take another, and fail unless the agents' wander radius and the prey's separation radius really
+# changed and both screenshots show the panel and the agents.
 #
 # Installs what it needs (Xvfb, Mesa's software Vulkan, xdotool) when missing. Exits within about
 # five minutes and stops everything it started. Screenshots and logs go to $E2E_OUT

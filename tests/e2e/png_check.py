@@ -62,10 +62,11 @@ def check(path, forces=None):
     panel = [pixel(x, y) for x in range(12, 380, 2) for y in range(40, 300, 2)]
     panel_grey = sum(1 for r, g, b in panel if 20 <= r <= 40 and abs(r - g) < 6 and abs(g - b) < 6)
     panel_text = sum(1 for r, g, b in panel if r > 150 and g > 150 and b > 150)
-    # Agents elsewhere: red hunters and pale blue prey on the dark background.
+    # Agents elsewhere (outside the panel, whose height depends on the behaviours listed): red
+    # hunters and pale blue prey on the dark background.
     hunters = prey = white = 0
     for y in range(0, height, 2):
-        for x in range(400 if y < 320 else 0, width, 2):
+        for x in range(410 if y < 610 else 0, width, 2):
             r, g, b = pixel(x, y)
             if r > 200 and g < 110 and b < 110:
                 hunters += 1

@@ -6,6 +6,7 @@
 use bevy::prelude::*;
 
 use crate::problems::ReportedProblems;
+use crate::tunable::{FORCE, SPEED, Tunable};
 
 /// Velocity in world units per second.
 #[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Deref, DerefMut)]
@@ -19,7 +20,7 @@ pub struct Velocity(pub Vec2);
 /// once.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Deref, DerefMut)]
 #[reflect(Component, Default, Debug, PartialEq, Clone)]
-pub struct Mass(pub f32);
+pub struct Mass(#[reflect(@Tunable::logarithmic(0.01, 100.0))] pub f32);
 
 impl Default for Mass {
     fn default() -> Self {
@@ -46,7 +47,7 @@ impl Mass {
 /// [`Problem::InvalidMaxSpeed`](crate::problems::Problem::InvalidMaxSpeed) is logged once.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Deref, DerefMut)]
 #[reflect(Component, Default, Debug, PartialEq, Clone)]
-pub struct MaxSpeed(pub f32);
+pub struct MaxSpeed(#[reflect(@SPEED)] pub f32);
 
 impl Default for MaxSpeed {
     fn default() -> Self {
@@ -61,7 +62,7 @@ impl Default for MaxSpeed {
 /// [`Problem::InvalidMaxForce`](crate::problems::Problem::InvalidMaxForce) is logged once.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Deref, DerefMut)]
 #[reflect(Component, Default, Debug, PartialEq, Clone)]
-pub struct MaxForce(pub f32);
+pub struct MaxForce(#[reflect(@FORCE)] pub f32);
 
 impl Default for MaxForce {
     fn default() -> Self {

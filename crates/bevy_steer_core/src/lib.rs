@@ -61,6 +61,7 @@ pub mod problems;
 pub mod rng;
 pub mod spatial;
 pub mod systems;
+pub mod tunable;
 
 pub use plugin::{
     FlockingPlugin, SteeringAppExt, SteeringBehaviours, SteeringPlugin, SteeringSchedule,
@@ -89,4 +90,5 @@ pub mod prelude {
     pub use crate::problems::{BehaviourKind, Problem, ReportedProblems};
     pub use crate::rng::{SteeringRng, SteeringSeed};
     pub use crate::spatial::{Neighbour, Neighbours, SpatialIndex, SpatialIndexPlugin};
+    pub use crate::tunable::Tunable;
 }

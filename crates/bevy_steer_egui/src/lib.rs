@@ -1,10 +1,11 @@
 //! A live tuning panel for [bevy_steer](https://crates.io/crates/bevy_steer), built on
 //! [bevy_egui](https://crates.io/crates/bevy_egui).
 //!
-//! Sliders for the wander circle distance, circle radius and angle change, and for max speed, max
-//! force and mass, applied to the running agents at once; one set per group of agents (each marked
-//! by a component you register) plus "All"; presets saved to and loaded from RON files; a read-out
-//! of the agent count and the simulation step's time.
+//! A slider for every tunable field of every behaviour the agents carry (built-in or your own, found
+//! by reflection: see [`tuning`]) and for max speed, max force and mass, applied to the running
+//! agents at once; one set per group of agents (each marked by a component you register) plus
+//! "All"; presets saved to and loaded from RON files; a read-out of the agent count and the
+//! simulation step's time.
 //!
 //! ```no_run
 //! use bevy::prelude::*;
@@ -40,12 +41,15 @@ pub struct SteeringEguiPlugin {
     /// Where presets are saved and loaded. Default `assets/presets`, relative to the working
     /// directory.
     pub preset_directory: PathBuf,
+    /// The preset name the panel starts with. Default `default`.
+    pub preset_name: String,
 }
 
 impl Default for SteeringEguiPlugin {
     fn default() -> Self {
         Self {
             preset_directory: PathBuf::from("assets/presets"),
+            preset_name: "default".to_owned(),
         }
     }
 }
@@ -55,7 +59,14 @@ impl SteeringEguiPlugin {
     pub fn with_preset_directory(directory: impl Into<PathBuf>) -> Self {
         Self {
             preset_directory: directory.into(),
+            ..default()
         }
+    }
+
+    /// Starts the panel with preset `name` in its preset field.
+    pub fn with_preset_name(mut self, name: impl Into<String>) -> Self {
+        self.preset_name = name.into();
+        self
     }
 }
 
@@ -66,7 +77,10 @@ impl Plugin for SteeringEguiPlugin {
         }
         app.add_plugins(SteeringTuningPlugin)
             .insert_resource(PresetDirectory(self.preset_directory.clone()))
-            .init_resource::<PanelState>()
+            .insert_resource(PanelState {
+                preset_name: self.preset_name.clone(),
+                ..default()
+            })
             .add_systems(EguiPrimaryContextPass, tuning_panel);
     }
 }
@@ -75,6 +89,8 @@ impl Plugin for SteeringEguiPlugin {
 pub mod prelude {
     pub use crate::SteeringEguiPlugin;
     pub use crate::preset::{Preset, PresetError};
-    pub use crate::tuning::{SteeringTuningPlugin, TuningGroupAppExt, TuningGroups, TuningValues};
+    pub use crate::tuning::{
+        SteeringTuningPlugin, TunableComponents, TuningGroupAppExt, TuningGroups, TuningValues,
+    };
     pub use bevy_egui::input::egui_wants_any_pointer_input;
 }

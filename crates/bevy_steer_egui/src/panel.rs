@@ -7,7 +7,7 @@ use bevy_egui::{EguiContexts, egui};
 use bevy_steer_core::SteeringStepStats;
 
 use crate::preset::{load_groups, save_groups};
-use crate::tuning::{TUNING_FIELDS, TuningGroups};
+use crate::tuning::{TunableComponents, TuningGroups};
 
 /// Where the panel reads and writes preset files.
 #[derive(Resource, Clone, Debug)]
@@ -49,11 +49,15 @@ impl PanelState {
 const PANEL_WIDTH: f32 = 380.0;
 /// Width of the sliders' rails.
 const SLIDER_WIDTH: f32 = 170.0;
+/// Height of the sliders' scroll area: the window stays on screen however many behaviours a group
+/// has.
+const SLIDERS_HEIGHT: f32 = 480.0;
 
 /// Draws the tuning window.
 pub fn tuning_panel(
     mut contexts: EguiContexts,
     mut groups: ResMut<TuningGroups>,
+    tunables: Res<TunableComponents>,
     mut state: ResMut<PanelState>,
     directory: Res<PresetDirectory>,
     stats: Option<Res<SteeringStepStats>>,
@@ -90,29 +94,40 @@ pub fn tuning_panel(
                 });
             state.selected_group = chosen;
 
-            match groups.groups()[chosen].values {
-                Some(mut values) => {
-                    let mut changed = false;
-                    for field in &TUNING_FIELDS {
-                        let mut value = (field.get)(&values);
-                        let slider = egui::Slider::new(&mut value, field.range.clone())
-                            .text(field.label)
-                            .logarithmic(field.logarithmic)
-                            // A log scale starting at zero would spend half the rail below 1.
-                            .smallest_positive(1.0)
-                            .clamping(egui::SliderClamping::Always);
-                        if ui.add(slider).changed() {
-                            (field.set)(&mut values, value);
-                            changed = true;
+            if groups.groups()[chosen].values.is_empty() {
+                ui.label("no agents in this group yet");
+            }
+            let mut changes = Vec::new();
+            egui::ScrollArea::vertical()
+                .max_height(SLIDERS_HEIGHT)
+                .show(ui, |ui| {
+                    let values = &groups.groups()[chosen].values;
+                    for component in tunables.components() {
+                        let Some(fields) = values.0.get(&component.name) else {
+                            continue;
+                        };
+                        // A newtype's slider is labelled by the type already.
+                        if !component.is_newtype() {
+                            ui.label(egui::RichText::new(&component.name).strong());
+                        }
+                        for field in &component.fields {
+                            let Some(mut value) = fields.get(&field.name).copied() else {
+                                continue;
+                            };
+                            let slider = egui::Slider::new(&mut value, field.tunable.range())
+                                .text(&field.label)
+                                .logarithmic(field.tunable.logarithmic)
+                                // A log scale starting at zero would spend half the rail below 1.
+                                .smallest_positive(1.0)
+                                .clamping(egui::SliderClamping::Always);
+                            if ui.add(slider).changed() {
+                                changes.push((component.name.clone(), field.name.clone(), value));
+                            }
                         }
                     }
-                    if changed {
-                        groups.set_values(chosen, values);
-                    }
-                }
-                None => {
-                    ui.label("no agents in this group yet");
-                }
+                });
+            for (component, field, value) in changes {
+                groups.set_value(chosen, &component, &field, value);
             }
             ui.separator();
 
@@ -123,13 +138,13 @@ pub fn tuning_panel(
             ui.horizontal(|ui| {
                 let name = state.preset_name.clone();
                 if ui.button("Save").clicked() {
-                    match save_groups(&groups, &directory.0, &name) {
+                    match save_groups(&groups, &tunables, &directory.0, &name) {
                         Ok(path) => state.report(format!("saved {}", path.display()), false),
                         Err(error) => state.report(format!("not saved: {error}"), true),
                     }
                 }
                 if ui.button("Load").clicked() {
-                    match load_groups(&mut groups, &directory.0, &name) {
+                    match load_groups(&mut groups, &tunables, &directory.0, &name) {
                         Ok(path) => state.report(format!("loaded {}", path.display()), false),
                         Err(error) => {
                             state.report(format!("not loaded, nothing changed: {error}"), true);

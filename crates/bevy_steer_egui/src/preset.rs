@@ -1,8 +1,25 @@
 //! Preset files: the tuning of every group, saved as RON and loaded back.
 //!
-//! Loading checks everything before anything changes: a missing, unreadable, malformed (truncated,
-//! empty, wrong types, unknown fields) or out-of-range file gives a [`PresetError`] and the current
-//! values stay. Saving writes a temporary file beside the target and renames it over the target, so
+//! A preset holds, per group, values by component and field, as the panel shows them:
+//!
+//! ```ron
+//! (
+//!     groups: {
+//!         "All": {
+//!             "MaxSpeed": {"0": 200.0},
+//!             "Wander": {"circle_distance": 90.0, "circle_radius": 180.0},
+//!         },
+//!     },
+//! )
+//! ```
+//!
+//! Components are named by their short type path, fields by name (`"0"` for the value of a
+//! newtype such as `MaxSpeed`). A preset may name fewer components and fields than the groups
+//! have: only those change.
+//!
+//! Loading checks everything before anything changes: a missing, unreadable or malformed
+//! (truncated, empty, wrong types, unknown keys) file, a component or field that is not tunable, or
+//! a value outside its range gives a [`PresetError`] and the current values stay. Saving writes a temporary file beside the target and renames it over the target, so
 //! the file on disk is always either the old preset or the new one, whole.
 
 use std::collections::BTreeMap;
@@ -13,7 +30,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::tuning::{OutOfRange, TuningGroups, TuningValues};
+use crate::tuning::{TunableComponents, TuningError, TuningGroups, TuningValues};
 
 /// The tuning of every group, by group label.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
@@ -46,14 +63,14 @@ pub enum PresetError {
         /// What the parser said, with the line and column.
         message: String,
     },
-    /// A value is outside what the panel allows.
-    OutOfRange {
+    /// A value names a component or field that is not tunable, or is outside its range.
+    Invalid {
         /// The file.
         path: PathBuf,
         /// The group holding the value.
         group: String,
-        /// Which value and what is allowed.
-        error: OutOfRange,
+        /// Which value, and what is wrong with it.
+        error: TuningError,
     },
     /// The preset names a group this app does not have.
     UnknownGroup {
@@ -77,7 +94,7 @@ impl fmt::Display for PresetError {
             Self::Malformed { path, message } => {
                 write!(f, "{} is not a valid preset: {message}", path.display())
             }
-            Self::OutOfRange { path, group, error } => {
+            Self::Invalid { path, group, error } => {
                 write!(f, "{}: group {group:?}: {error}", path.display())
             }
             Self::UnknownGroup { path, group } => {
@@ -111,20 +128,22 @@ pub fn preset_path(directory: &Path, name: &str) -> Result<PathBuf, PresetError>
 }
 
 impl Preset {
-    /// Checks every group's values against the panel's ranges.
-    pub fn check(&self, path: &Path) -> Result<(), PresetError> {
+    /// Checks that every group's values name tunable components and fields, within their ranges.
+    pub fn check(&self, path: &Path, tunables: &TunableComponents) -> Result<(), PresetError> {
         for (group, values) in &self.groups {
-            values.check().map_err(|error| PresetError::OutOfRange {
-                path: path.to_owned(),
-                group: group.clone(),
-                error,
-            })?;
+            tunables
+                .check(values)
+                .map_err(|error| PresetError::Invalid {
+                    path: path.to_owned(),
+                    group: group.clone(),
+                    error,
+                })?;
         }
         Ok(())
     }
 
     /// Reads, parses and checks the preset at `path`.
-    pub fn load(path: &Path) -> Result<Self, PresetError> {
+    pub fn load(path: &Path, tunables: &TunableComponents) -> Result<Self, PresetError> {
         let text = fs::read_to_string(path).map_err(|source| match source.kind() {
             io::ErrorKind::NotFound => PresetError::NotFound(path.to_owned()),
             _ if path.is_dir() => PresetError::NotAFile(path.to_owned()),
@@ -137,14 +156,14 @@ impl Preset {
             path: path.to_owned(),
             message: error.to_string(),
         })?;
-        preset.check(path)?;
+        preset.check(path, tunables)?;
         Ok(preset)
     }
 
     /// Checks the preset and writes it to `path` atomically (a temporary file beside it, then a
     /// rename), creating the directory if needed. On any error the existing file is untouched.
-    pub fn save(&self, path: &Path) -> Result<(), PresetError> {
-        self.check(path)?;
+    pub fn save(&self, path: &Path, tunables: &TunableComponents) -> Result<(), PresetError> {
+        self.check(path, tunables)?;
         if path.exists() && !path.is_file() {
             return Err(PresetError::NotAFile(path.to_owned()));
         }
@@ -181,11 +200,12 @@ impl Preset {
 /// Saves the current values of every group as preset `name` in `directory`; returns the file.
 pub fn save_groups(
     groups: &TuningGroups,
+    tunables: &TunableComponents,
     directory: &Path,
     name: &str,
 ) -> Result<PathBuf, PresetError> {
     let path = preset_path(directory, name)?;
-    groups.to_preset().save(&path)?;
+    groups.to_preset().save(&path, tunables)?;
     Ok(path)
 }
 
@@ -193,11 +213,12 @@ pub fn save_groups(
 /// keep their values.
 pub fn load_groups(
     groups: &mut TuningGroups,
+    tunables: &TunableComponents,
     directory: &Path,
     name: &str,
 ) -> Result<PathBuf, PresetError> {
     let path = preset_path(directory, name)?;
-    let preset = Preset::load(&path)?;
+    let preset = Preset::load(&path, tunables)?;
     groups
         .apply_preset(&preset)
         .map_err(|unknown| PresetError::UnknownGroup {

@@ -1,203 +1,352 @@
 //! The values the panel tunes, the groups of agents it tunes them for, and the systems that apply
 //! them. None of this needs egui: [`SteeringTuningPlugin`] works headless.
+//!
+//! What can be tuned is found by reflection, not kept in a list: every component registered in the
+//! app's type registry (`app.register_type::<C>()`) with `#[reflect(Component)]` whose `f32` fields
+//! carry a [`Tunable`] range (`#[reflect(@Tunable::linear(0.0, 10.0))]`): every built-in behaviour,
+//! [`MaxSpeed`], [`MaxForce`], [`Mass`], and your own behaviours declared the same way.
 
+use core::any::TypeId;
 use core::ops::RangeInclusive;
+use std::collections::BTreeMap;
 
-use bevy::ecs::query::ArchetypeFilter;
+use bevy::ecs::archetype::Archetype;
+use bevy::ecs::component::ComponentId;
+use bevy::ecs::reflect::ReflectComponent;
 use bevy::prelude::*;
+use bevy::reflect::{ReflectMut, ReflectRef, TypeInfo, TypeRegistry};
 use bevy_steer_core::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::preset::Preset;
 
-/// What the panel tunes for one group of agents: the wander circle and the agents' limits.
-#[derive(Serialize, Deserialize, Reflect, Clone, Copy, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
-#[reflect(Default, Debug, PartialEq, Clone)]
-pub struct TuningValues {
-    /// [`Wander::circle_distance`].
-    pub circle_distance: f32,
-    /// [`Wander::circle_radius`].
-    pub circle_radius: f32,
-    /// [`Wander::angle_change`].
-    pub angle_change: f32,
-    /// [`MaxSpeed`].
-    pub max_speed: f32,
-    /// [`MaxForce`].
-    pub max_force: f32,
-    /// [`Mass`].
-    pub mass: f32,
-}
-
-impl Default for TuningValues {
-    /// The components' own defaults.
-    fn default() -> Self {
-        let wander = Wander::default();
-        Self {
-            circle_distance: wander.circle_distance,
-            circle_radius: wander.circle_radius,
-            angle_change: wander.angle_change,
-            max_speed: MaxSpeed::default().0,
-            max_force: MaxForce::default().0,
-            mass: Mass::default().0,
-        }
-    }
-}
-
-/// One tunable value: its name in files, its label in the panel, its allowed range, and how to
-/// read and write it. The sliders and the preset checks both use [`TUNING_FIELDS`].
-pub struct TuningField {
-    /// The field's name in [`TuningValues`] and in preset files.
-    pub name: &'static str,
-    /// The slider's label.
-    pub label: &'static str,
-    /// Allowed values: the slider's range, and what a preset may contain.
-    pub range: RangeInclusive<f32>,
-    /// Whether the slider is logarithmic (for ranges spanning orders of magnitude).
-    pub logarithmic: bool,
-    /// Reads the value.
-    pub get: fn(&TuningValues) -> f32,
-    /// Writes the value.
-    pub set: fn(&mut TuningValues, f32),
-}
-
-/// Every tunable value, in panel order.
-pub const TUNING_FIELDS: [TuningField; 6] = [
-    TuningField {
-        name: "circle_distance",
-        label: "wander circle distance",
-        range: 0.0..=2000.0,
-        logarithmic: true,
-        get: |values| values.circle_distance,
-        set: |values, value| values.circle_distance = value,
-    },
-    TuningField {
-        name: "circle_radius",
-        label: "wander circle radius",
-        range: 0.0..=2000.0,
-        logarithmic: true,
-        get: |values| values.circle_radius,
-        set: |values, value| values.circle_radius = value,
-    },
-    TuningField {
-        name: "angle_change",
-        label: "wander angle change (rad)",
-        range: 0.0..=core::f32::consts::TAU,
-        logarithmic: false,
-        get: |values| values.angle_change,
-        set: |values, value| values.angle_change = value,
-    },
-    TuningField {
-        name: "max_speed",
-        label: "max speed",
-        range: 0.0..=2000.0,
-        logarithmic: true,
-        get: |values| values.max_speed,
-        set: |values, value| values.max_speed = value,
-    },
-    TuningField {
-        name: "max_force",
-        label: "max force",
-        range: 0.0..=10000.0,
-        logarithmic: true,
-        get: |values| values.max_force,
-        set: |values, value| values.max_force = value,
-    },
-    TuningField {
-        name: "mass",
-        label: "mass",
-        range: 0.01..=100.0,
-        logarithmic: true,
-        get: |values| values.mass,
-        set: |values, value| values.mass = value,
-    },
-];
-
-/// A tuning value outside its [`TuningField::range`].
+/// One tunable field: an `f32` field of a component, with a [`Tunable`] attribute.
 #[derive(Clone, Debug, PartialEq)]
-pub struct OutOfRange {
-    /// The field's name.
-    pub field: &'static str,
-    /// The value found.
-    pub value: f32,
-    /// What is allowed.
-    pub range: RangeInclusive<f32>,
+pub struct TunableField {
+    /// The field's name, or its index (`"0"`) in a tuple struct such as [`MaxSpeed`]: its key in
+    /// [`TuningValues`] and preset files.
+    pub name: String,
+    /// The slider's label.
+    pub label: String,
+    /// The allowed range and the slider's scale.
+    pub tunable: Tunable,
+    /// The field's position in its struct.
+    index: usize,
 }
 
-impl core::fmt::Display for OutOfRange {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(
-            f,
-            "{} = {} is outside {}..={}",
-            self.field,
-            self.value,
-            self.range.start(),
-            self.range.end()
-        )
+/// A component with tunable fields.
+#[derive(Clone)]
+pub struct TunableComponent {
+    /// Its short type path (`"Wander"`), or its whole path if two components share a short one:
+    /// its key in [`TuningValues`] and preset files.
+    pub name: String,
+    /// Its tunable fields, in declaration order.
+    pub fields: Vec<TunableField>,
+    type_id: TypeId,
+    reflect: ReflectComponent,
+}
+
+impl TunableComponent {
+    /// Whether the component is a tuple struct of one value, such as [`MaxSpeed`].
+    pub fn is_newtype(&self) -> bool {
+        matches!(self.fields.as_slice(), [field] if field.name == "0")
+    }
+
+    /// The field called `name`.
+    pub fn field(&self, name: &str) -> Option<&TunableField> {
+        self.fields.iter().find(|field| field.name == name)
+    }
+
+    /// The tunable values of the component on `entity`, if it has one.
+    fn read(&self, entity: EntityRef) -> Option<BTreeMap<String, f32>> {
+        let component = self.reflect.reflect(entity)?;
+        let values = self
+            .fields
+            .iter()
+            .filter_map(|field| {
+                let value = match component.reflect_ref() {
+                    ReflectRef::Struct(fields) => fields.field_at(field.index),
+                    ReflectRef::TupleStruct(fields) => fields.field(field.index),
+                    _ => None,
+                }?;
+                Some((field.name.clone(), *value.try_downcast_ref::<f32>()?))
+            })
+            .collect();
+        Some(values)
+    }
+
+    /// Writes `values` (by field name) into the component on `entity`, if it has one. Names that
+    /// are not fields of the component are skipped (presets are checked before they get here).
+    fn write(&self, entity: EntityWorldMut, values: &BTreeMap<String, f32>) {
+        let Some(mut component) = self.reflect.reflect_mut(entity) else {
+            return;
+        };
+        let mut component = component.reflect_mut();
+        for (name, &value) in values {
+            let Some(field) = self.field(name) else {
+                continue;
+            };
+            let slot = match &mut component {
+                ReflectMut::Struct(fields) => fields.field_at_mut(field.index),
+                ReflectMut::TupleStruct(fields) => fields.field_mut(field.index),
+                _ => None,
+            };
+            if let Some(slot) = slot.and_then(|slot| slot.try_downcast_mut::<f32>()) {
+                *slot = value;
+            }
+        }
     }
 }
 
-impl TuningValues {
-    /// The values of one agent.
-    pub fn of_agent(
-        wander: Option<&Wander>,
-        max_speed: MaxSpeed,
-        max_force: MaxForce,
-        mass: Mass,
-    ) -> Self {
-        let wander = wander.copied().unwrap_or_default();
+/// Every component the panel can tune, found in the type registry: newtypes (the limits) first,
+/// then by name.
+#[derive(Resource, Default)]
+pub struct TunableComponents {
+    components: Vec<TunableComponent>,
+    /// How many types the registry had when it was read, to read it again when types are added.
+    registered_types: usize,
+}
+
+/// `MaxSpeed` -> `max speed`: a type name as words for a label.
+fn words(name: &str) -> String {
+    let mut words = String::new();
+    for (index, c) in name.chars().enumerate() {
+        if c.is_uppercase() && index > 0 {
+            words.push(' ');
+        }
+        words.extend(c.to_lowercase());
+    }
+    words
+}
+
+impl TunableComponents {
+    /// Reads the tunable components out of `registry`.
+    pub fn from_registry(registry: &TypeRegistry) -> Self {
+        let mut components: Vec<(TunableComponent, &'static str)> = registry
+            .iter()
+            .filter_map(|registration| {
+                let reflect = registration.data::<ReflectComponent>()?.clone();
+                let info = registration.type_info();
+                let short_name = info.type_path_table().short_path();
+                let field = |index: usize, name: String, tunable: Option<&Tunable>, is_f32| {
+                    Some(TunableField {
+                        label: name.replace('_', " "),
+                        name,
+                        tunable: *tunable.filter(|_| is_f32)?,
+                        index,
+                    })
+                };
+                let fields: Vec<TunableField> = match info {
+                    TypeInfo::Struct(info) => info
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(index, named)| {
+                            let tunable = named.get_attribute::<Tunable>();
+                            field(index, named.name().to_owned(), tunable, named.is::<f32>())
+                        })
+                        .collect(),
+                    TypeInfo::TupleStruct(info) => info
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(index, unnamed)| {
+                            let tunable = unnamed.get_attribute::<Tunable>();
+                            let mut tuned =
+                                field(index, index.to_string(), tunable, unnamed.is::<f32>())?;
+                            // A newtype's one value is labelled by the type.
+                            tuned.label = if info.field_len() == 1 {
+                                words(short_name)
+                            } else {
+                                format!("{} {index}", words(short_name))
+                            };
+                            Some(tuned)
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                let component = TunableComponent {
+                    name: short_name.to_owned(),
+                    fields,
+                    type_id: registration.type_id(),
+                    reflect,
+                };
+                (!component.fields.is_empty()).then_some((component, info.type_path()))
+            })
+            .collect();
+        // Two components with one short name are told apart by their whole paths.
+        let names: Vec<String> = components.iter().map(|(c, _)| c.name.clone()).collect();
+        for (component, path) in &mut components {
+            if names.iter().filter(|name| **name == component.name).count() > 1 {
+                component.name = (*path).to_owned();
+            }
+        }
+        let mut components: Vec<TunableComponent> = components
+            .into_iter()
+            .map(|(component, _)| component)
+            .collect();
+        components.sort_by_key(|component| (!component.is_newtype(), component.name.clone()));
         Self {
-            circle_distance: wander.circle_distance,
-            circle_radius: wander.circle_radius,
-            angle_change: wander.angle_change,
-            max_speed: max_speed.0,
-            max_force: max_force.0,
-            mass: mass.0,
+            components,
+            registered_types: registry.iter().count(),
         }
     }
 
-    /// Checks every value against its field's range (NaN is never in range).
-    pub fn check(&self) -> Result<(), OutOfRange> {
-        for field in &TUNING_FIELDS {
-            let value = (field.get)(self);
-            if !field.range.contains(&value) {
-                return Err(OutOfRange {
-                    field: field.name,
-                    value,
-                    range: field.range.clone(),
-                });
+    /// The tunable components: newtypes first, then by name.
+    pub fn components(&self) -> &[TunableComponent] {
+        &self.components
+    }
+
+    /// The component called `name`.
+    pub fn get(&self, name: &str) -> Option<&TunableComponent> {
+        self.components
+            .iter()
+            .find(|component| component.name == name)
+    }
+
+    /// Checks that every value names a tunable component and field and is within its range.
+    pub fn check(&self, values: &TuningValues) -> Result<(), TuningError> {
+        for (component_name, fields) in &values.0 {
+            let component = self
+                .get(component_name)
+                .ok_or_else(|| TuningError::UnknownComponent(component_name.clone()))?;
+            for (field_name, &value) in fields {
+                let field =
+                    component
+                        .field(field_name)
+                        .ok_or_else(|| TuningError::UnknownField {
+                            component: component_name.clone(),
+                            field: field_name.clone(),
+                        })?;
+                if !field.tunable.contains(value) {
+                    return Err(TuningError::OutOfRange {
+                        component: component_name.clone(),
+                        field: field_name.clone(),
+                        value,
+                        range: field.tunable.range(),
+                    });
+                }
             }
         }
         Ok(())
     }
 }
 
+/// Tuned values by component name, then by field name: `{"Wander": {"circle_radius": 180.0}}`.
+/// A group's values hold only the components its agents carry; a preset may hold fewer.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(transparent)]
+pub struct TuningValues(pub BTreeMap<String, BTreeMap<String, f32>>);
+
+impl TuningValues {
+    /// The value of `field` of `component`.
+    pub fn get(&self, component: &str, field: &str) -> Option<f32> {
+        self.0.get(component)?.get(field).copied()
+    }
+
+    /// Sets the value of `field` of `component`.
+    pub fn set(&mut self, component: &str, field: &str, value: f32) {
+        self.0
+            .entry(component.to_owned())
+            .or_default()
+            .insert(field.to_owned(), value);
+    }
+
+    /// Sets every value of `other` here too.
+    pub fn merge(&mut self, other: &Self) {
+        for (component, fields) in &other.0 {
+            for (field, &value) in fields {
+                self.set(component, field, value);
+            }
+        }
+    }
+
+    /// Whether there is no value.
+    pub fn is_empty(&self) -> bool {
+        self.0.values().all(BTreeMap::is_empty)
+    }
+}
+
+/// A value that is not allowed in a preset or a group.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TuningError {
+    /// No registered component of this name has tunable fields.
+    UnknownComponent(String),
+    /// The component has no tunable field of this name.
+    UnknownField {
+        /// The component's name.
+        component: String,
+        /// The field's name.
+        field: String,
+    },
+    /// The value is outside the field's [`Tunable`] range (NaN always is).
+    OutOfRange {
+        /// The component's name.
+        component: String,
+        /// The field's name.
+        field: String,
+        /// The value found.
+        value: f32,
+        /// What is allowed.
+        range: RangeInclusive<f32>,
+    },
+}
+
+impl core::fmt::Display for TuningError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::UnknownComponent(component) => write!(
+                f,
+                "{component:?} is not a registered component with tunable fields"
+            ),
+            Self::UnknownField { component, field } => {
+                write!(f, "{component} has no tunable field {field:?}")
+            }
+            Self::OutOfRange {
+                component,
+                field,
+                value,
+                range,
+            } => write!(
+                f,
+                "{component}.{field} = {value} is outside {}..={}",
+                range.start(),
+                range.end()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for TuningError {}
+
 /// The agents one group tunes, and its values.
 #[derive(Clone, Debug)]
 pub struct TuningGroup {
     /// The name shown in the panel and used in preset files.
     pub label: String,
-    /// The values the panel shows: read from the group's first agent until they are edited.
-    pub values: Option<TuningValues>,
-    /// The values the group's agents had when the panel first saw them: what "reset" restores.
-    pub defaults: Option<TuningValues>,
+    /// The values the panel shows: each component's read from the lowest agent of the group that
+    /// carries it, when the group first has one, until they are edited.
+    pub values: TuningValues,
+    /// The values the agents had when the panel first saw them: what "reset" restores.
+    pub defaults: TuningValues,
     /// How many agents the group had on the last update.
     pub agents: usize,
-    /// Set once the values were edited: from then on new agents of the group get them too.
-    edited: bool,
-    /// Set when the values changed and the agents have not been given them yet.
-    pending: bool,
+    /// The group's marker component; `None` for "All" (every agent with `Steering`).
+    marker: Option<ComponentId>,
+    /// The values edited so far: agents that join the group later get them too.
+    edits: TuningValues,
+    /// Values changed that the agents have not been given yet.
+    pending: TuningValues,
 }
 
 impl TuningGroup {
-    fn new(label: String) -> Self {
+    fn new(label: String, marker: Option<ComponentId>) -> Self {
         Self {
             label,
-            values: None,
-            defaults: None,
+            values: TuningValues::default(),
+            defaults: TuningValues::default(),
             agents: 0,
-            edited: false,
-            pending: false,
+            marker,
+            edits: TuningValues::default(),
+            pending: TuningValues::default(),
         }
     }
 }
@@ -214,7 +363,7 @@ pub struct TuningGroups {
 impl Default for TuningGroups {
     fn default() -> Self {
         Self {
-            groups: vec![TuningGroup::new(ALL_AGENTS.to_owned())],
+            groups: vec![TuningGroup::new(ALL_AGENTS.to_owned(), None)],
         }
     }
 }
@@ -230,30 +379,45 @@ impl TuningGroups {
         self.groups.iter().find(|group| group.label == label)
     }
 
-    /// Gives the group at `index` new values, applied to its agents on the next update. Giving
-    /// "All" values gives them to every group, since every agent gets them.
-    pub fn set_values(&mut self, index: usize, values: TuningValues) {
-        let targets = if self.groups[index].label == ALL_AGENTS {
+    /// The index of the group called `label` in [`groups`](Self::groups).
+    pub fn index_of(&self, label: &str) -> Option<usize> {
+        self.groups.iter().position(|group| group.label == label)
+    }
+
+    /// Sets one value of the group at `index`, applied to its agents on the next update. Setting a
+    /// value of "All" sets it in every group, since every agent gets it.
+    pub fn set_value(&mut self, index: usize, component: &str, field: &str, value: f32) {
+        let targets = if index == 0 {
             0..self.groups.len()
         } else {
             index..index + 1
         };
         for group in &mut self.groups[targets] {
-            group.values = Some(values);
-            group.edited = true;
+            group.values.set(component, field, value);
+            group.edits.set(component, field, value);
         }
-        self.groups[index].pending = true;
+        self.groups[index].pending.set(component, field, value);
+    }
+
+    /// Sets every value in `values` for the group at `index` (see [`set_value`](Self::set_value)).
+    pub fn set_values(&mut self, index: usize, values: &TuningValues) {
+        for (component, fields) in &values.0 {
+            for (field, &value) in fields {
+                self.set_value(index, component, field, value);
+            }
+        }
     }
 
     /// Restores the values the agents started with: each named group's, or "All"'s when there is
     /// no named group. (Applying "All"'s starting values, read from one agent, to every agent would
-    /// not restore the others.)
+    /// not restore the others.) Agents spawned afterwards keep the values they are spawned with.
     pub fn reset(&mut self) {
         let named_groups = self.groups.len() > 1;
         for (index, group) in self.groups.iter_mut().enumerate() {
-            if let Some(defaults) = group.defaults {
-                group.values = Some(defaults);
-                group.pending = index > 0 || !named_groups;
+            group.values = group.defaults.clone();
+            group.edits = TuningValues::default();
+            if index > 0 || !named_groups {
+                group.pending.merge(&group.defaults);
             }
         }
     }
@@ -264,7 +428,8 @@ impl TuningGroups {
             groups: self
                 .groups
                 .iter()
-                .filter_map(|group| Some((group.label.clone(), group.values?)))
+                .filter(|group| !group.values.is_empty())
+                .map(|group| (group.label.clone(), group.values.clone()))
                 .collect(),
         }
     }
@@ -277,15 +442,14 @@ impl TuningGroups {
         }
         for index in 0..self.groups.len() {
             if let Some(values) = preset.groups.get(&self.groups[index].label) {
-                self.set_values(index, *values);
+                self.set_values(index, values);
             }
         }
         Ok(())
     }
 
-    fn push(&mut self, label: String) -> usize {
-        self.groups.push(TuningGroup::new(label));
-        self.groups.len() - 1
+    fn push(&mut self, label: String, marker: ComponentId) {
+        self.groups.push(TuningGroup::new(label, Some(marker)));
     }
 }
 
@@ -299,15 +463,6 @@ impl core::fmt::Display for UnknownGroup {
     }
 }
 
-/// The order tuning is applied in: "All" first, so that a named group's values win.
-#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TuningSystems {
-    /// The "All" group.
-    All,
-    /// The groups added with [`TuningGroupAppExt::add_tuning_group`].
-    Groups,
-}
-
 /// Registers tuning groups on an [`App`].
 pub trait TuningGroupAppExt {
     /// Adds a group of the agents with marker component `M`, shown as `label`.
@@ -316,94 +471,127 @@ pub trait TuningGroupAppExt {
 
 impl TuningGroupAppExt for App {
     fn add_tuning_group<M: Component>(&mut self, label: impl Into<String>) -> &mut Self {
-        let index = self
-            .world_mut()
+        let marker = self.world_mut().register_component::<M>();
+        self.world_mut()
             .get_resource_or_init::<TuningGroups>()
-            .push(label.into());
-        self.add_systems(
-            Update,
-            sync_tuning_group::<With<M>>(index).in_set(TuningSystems::Groups),
-        )
+            .push(label.into(), marker);
+        self
     }
 }
 
-/// Adds the "All" group and the systems that apply tuning to agents; no user interface.
+/// The system set in `Update` that applies tuning to the agents.
+#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TuningSystems;
+
+/// Adds the "All" group and the system that applies tuning to agents; no user interface.
 pub struct SteeringTuningPlugin;
 
 impl Plugin for SteeringTuningPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<TuningGroups>()
-            .register_type::<TuningValues>()
-            .configure_sets(Update, (TuningSystems::All, TuningSystems::Groups).chain())
-            .add_systems(
-                Update,
-                sync_tuning_group::<With<Steering>>(0).in_set(TuningSystems::All),
-            );
+            .init_resource::<TunableComponents>()
+            .init_resource::<NewAgents>()
+            .add_observer(|added: On<Add, Steering>, mut new: ResMut<NewAgents>| {
+                new.0.push(added.entity);
+            })
+            .add_systems(Update, sync_tuning_groups.in_set(TuningSystems));
     }
 }
 
-type TunedAgent = (
-    Entity,
-    Option<&'static mut Wander>,
-    &'static mut MaxSpeed,
-    &'static mut MaxForce,
-    &'static mut Mass,
-);
+/// Agents spawned since the last update: they get their groups' edited values.
+#[derive(Resource, Default)]
+struct NewAgents(Vec<Entity>);
 
-/// The system that keeps group `index` (agents matching `F`) and its values in step.
-fn sync_tuning_group<F: ArchetypeFilter + 'static>(
-    index: usize,
-) -> impl FnMut(ResMut<TuningGroups>, Query<TunedAgent, F>, Query<Entity, (F, Added<Steering>)>) {
-    move |mut groups, mut agents, added| {
-        let group = &mut groups.groups[index];
-        group.agents = agents.iter().len();
-        if group.values.is_none() {
-            // Show what the agents have: the lowest entity's values, so it does not depend on
-            // iteration order.
-            let first = agents.iter().min_by_key(|(entity, ..)| *entity);
-            if let Some((_, wander, max_speed, max_force, mass)) = first {
-                let values = TuningValues::of_agent(wander, *max_speed, *max_force, *mass);
-                group.values = Some(values);
-                group.defaults = Some(values);
-            }
-            return;
-        }
-        let Some(values) = group.values else { return };
-        if group.pending {
-            group.pending = false;
-            for agent in &mut agents {
-                apply(values, agent);
-            }
-            info!(
-                "bevy_steer_egui: {}: applied {values:?} to {} agents",
-                group.label, group.agents
-            );
-        } else if group.edited {
-            for entity in &added {
-                if let Ok(agent) = agents.get_mut(entity) {
-                    apply(values, agent);
+/// The archetypes that hold every component of `ids`.
+fn archetypes_with<'w>(
+    world: &'w World,
+    ids: &'w [ComponentId],
+) -> impl Iterator<Item = &'w Archetype> + 'w {
+    world
+        .archetypes()
+        .iter()
+        .filter(|archetype| ids.iter().all(|&id| archetype.contains(id)))
+}
+
+/// The entities that hold every component of `ids`.
+fn members<'w>(world: &'w World, ids: &'w [ComponentId]) -> impl Iterator<Item = Entity> + 'w {
+    archetypes_with(world, ids)
+        .flat_map(|archetype| archetype.entities().iter().map(|entity| entity.id()))
+}
+
+/// Keeps every group and its agents in step: counts the agents, reads the values of components
+/// seen for the first time, applies changed values to every agent of the group, and edited values
+/// to agents spawned since the last update ("All" first, so a named group's values win).
+fn sync_tuning_groups(world: &mut World) {
+    let registry_types = world.resource::<AppTypeRegistry>().read().iter().count();
+    if world.resource::<TunableComponents>().registered_types != registry_types {
+        let tunables =
+            TunableComponents::from_registry(&world.resource::<AppTypeRegistry>().read());
+        world.insert_resource(tunables);
+    }
+    let new_agents = core::mem::take(&mut world.resource_mut::<NewAgents>().0);
+    let Some(steering) = world.component_id::<Steering>() else {
+        return;
+    };
+    world.resource_scope(|world, tunables: Mut<TunableComponents>| {
+        world.resource_scope(|world, mut groups: Mut<TuningGroups>| {
+            for group in &mut groups.groups {
+                let marker = group.marker.unwrap_or(steering);
+                group.agents = archetypes_with(world, &[marker])
+                    .map(Archetype::len)
+                    .sum::<u32>() as usize;
+                for component in tunables.components() {
+                    if group.values.0.contains_key(&component.name) {
+                        continue;
+                    }
+                    let Some(id) = world.components().get_id(component.type_id) else {
+                        continue;
+                    };
+                    // The lowest entity, so that what is shown does not depend on iteration order.
+                    let lowest = members(world, &[marker, id]).min();
+                    if let Some(values) =
+                        lowest.and_then(|entity| component.read(world.entity(entity)))
+                    {
+                        group
+                            .values
+                            .0
+                            .insert(component.name.clone(), values.clone());
+                        group.defaults.0.insert(component.name.clone(), values);
+                    }
+                }
+                if !group.pending.is_empty() {
+                    let pending = core::mem::take(&mut group.pending);
+                    let agents: Vec<Entity> = members(world, &[marker]).collect();
+                    for &agent in &agents {
+                        write(world, &tunables, agent, &pending);
+                    }
+                    info!(
+                        "bevy_steer_egui: {}: applied {:?} to {} agents",
+                        group.label,
+                        pending.0,
+                        agents.len()
+                    );
+                }
+                if !group.edits.is_empty() {
+                    for &agent in &new_agents {
+                        if world
+                            .get_entity(agent)
+                            .is_ok_and(|entity| entity.contains_id(marker))
+                        {
+                            write(world, &tunables, agent, &group.edits);
+                        }
+                    }
                 }
             }
-        }
-    }
+        });
+    });
 }
 
-fn apply(
-    values: TuningValues,
-    (_, wander, mut max_speed, mut max_force, mut mass): (
-        Entity,
-        Option<Mut<Wander>>,
-        Mut<MaxSpeed>,
-        Mut<MaxForce>,
-        Mut<Mass>,
-    ),
-) {
-    if let Some(mut wander) = wander {
-        wander.circle_distance = values.circle_distance;
-        wander.circle_radius = values.circle_radius;
-        wander.angle_change = values.angle_change;
+/// Writes `values` into the components of `agent`.
+fn write(world: &mut World, tunables: &TunableComponents, agent: Entity, values: &TuningValues) {
+    for (name, fields) in &values.0 {
+        if let Some(component) = tunables.get(name) {
+            component.write(world.entity_mut(agent), fields);
+        }
     }
-    max_speed.0 = values.max_speed;
-    max_force.0 = values.max_force;
-    mass.0 = values.mass;
 }

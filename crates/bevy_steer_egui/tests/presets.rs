@@ -4,36 +4,52 @@
 use std::fs;
 use std::path::Path;
 
+use bevy::prelude::*;
+use bevy_steer_core::prelude::*;
 use bevy_steer_egui::preset::{Preset, PresetError, load_groups, preset_path, save_groups};
-use bevy_steer_egui::tuning::{TuningGroups, TuningValues};
+use bevy_steer_egui::tuning::{TunableComponents, TuningGroups, TuningValues};
+
+/// What an app with the steering plugin can tune.
+fn tunables() -> TunableComponents {
+    let mut app = App::new();
+    app.add_plugins(SteeringPlugin::default());
+    let registry = app.world().resource::<AppTypeRegistry>().read();
+    TunableComponents::from_registry(&registry)
+}
 
 fn groups_with_values(values: TuningValues) -> TuningGroups {
     let mut groups = TuningGroups::default();
-    groups.set_values(0, values);
+    groups.set_values(0, &values);
     groups
 }
 
 fn tuned() -> TuningValues {
-    TuningValues {
-        circle_distance: 42.0,
-        circle_radius: 77.0,
-        angle_change: 0.5,
-        max_speed: 150.0,
-        max_force: 900.0,
-        mass: 0.5,
-    }
+    let mut values = TuningValues::default();
+    values.set("Wander", "circle_distance", 42.0);
+    values.set("Wander", "circle_radius", 77.0);
+    values.set("Wander", "angle_change", 0.5);
+    values.set("MaxSpeed", "0", 150.0);
+    values.set("Separation", "radius", 25.0);
+    values
 }
 
-const GOOD: &str = "(groups: {\"All\": (circle_distance: 10.0, circle_radius: 20.0, angle_change: 1.0, max_speed: 100.0, max_force: 300.0, mass: 2.0)})";
+const GOOD: &str =
+    "(groups: {\"All\": {\"Wander\": {\"circle_radius\": 20.0}, \"Mass\": {\"0\": 2.0}}})";
 
 #[test]
 fn a_saved_preset_loads_back() {
     let directory = tempfile::tempdir().unwrap();
-    let saved = save_groups(&groups_with_values(tuned()), directory.path(), "mine").unwrap();
+    let saved = save_groups(
+        &groups_with_values(tuned()),
+        &tunables(),
+        directory.path(),
+        "mine",
+    )
+    .unwrap();
     assert_eq!(saved, directory.path().join("mine.ron"));
     let mut groups = TuningGroups::default();
-    load_groups(&mut groups, directory.path(), "mine").unwrap();
-    assert_eq!(groups.get("All").unwrap().values, Some(tuned()));
+    load_groups(&mut groups, &tunables(), directory.path(), "mine").unwrap();
+    assert_eq!(groups.get("All").unwrap().values, tuned());
     // Nothing is left behind but the preset.
     let names: Vec<_> = fs::read_dir(directory.path())
         .unwrap()
@@ -49,13 +65,9 @@ fn assert_rejected(text: &str, expected: fn(&PresetError) -> bool) -> String {
     let path = directory.path().join("bad.ron");
     fs::write(&path, text).unwrap();
     let mut groups = groups_with_values(tuned());
-    let error = load_groups(&mut groups, directory.path(), "bad").unwrap_err();
+    let error = load_groups(&mut groups, &tunables(), directory.path(), "bad").unwrap_err();
     assert!(expected(&error), "unexpected error for {text:?}: {error:?}");
-    assert_eq!(
-        groups.get("All").unwrap().values,
-        Some(tuned()),
-        "values changed"
-    );
+    assert_eq!(groups.get("All").unwrap().values, tuned(), "values changed");
     assert_eq!(fs::read_to_string(&path).unwrap(), text, "file changed");
     error.to_string()
 }
@@ -71,25 +83,24 @@ fn malformed_presets_are_rejected_with_a_clear_message() {
     );
     assert_rejected("", malformed);
     assert_rejected("   \n", malformed);
-    assert_rejected(&GOOD.replace("10.0", "\"ten\""), malformed);
-    assert_rejected(
-        &GOOD.replace("mass: 2.0", "mass: 2.0, colour: 3.0"),
-        malformed,
-    );
+    assert_rejected(&GOOD.replace("20.0", "\"twenty\""), malformed);
     assert_rejected(&GOOD.replace("(groups:", "(gruops:"), malformed);
-    assert_rejected(&GOOD.replace(", mass: 2.0", ""), malformed);
     assert_rejected("\u{0}\u{1}binary", malformed);
 }
 
 #[test]
-fn out_of_range_and_unknown_groups_are_rejected() {
-    let message = assert_rejected(&GOOD.replace("mass: 2.0", "mass: -1.0"), |error| {
-        matches!(error, PresetError::OutOfRange { .. })
-    });
-    assert!(message.contains("mass = -1"), "{message}");
-    assert_rejected(&GOOD.replace("100.0", "1e30"), |error| {
-        matches!(error, PresetError::OutOfRange { .. })
-    });
+fn out_of_range_unknown_fields_and_unknown_groups_are_rejected() {
+    let invalid = |error: &PresetError| matches!(error, PresetError::Invalid { .. });
+    let message = assert_rejected(&GOOD.replace("2.0", "-1.0"), invalid);
+    assert!(message.contains("Mass.0 = -1"), "{message}");
+    assert_rejected(&GOOD.replace("20.0", "1e30"), invalid);
+    let message = assert_rejected(
+        &GOOD.replace("\"0\": 2.0", "\"0\": 2.0, \"colour\": 3.0"),
+        invalid,
+    );
+    assert!(message.contains("colour"), "{message}");
+    let message = assert_rejected(&GOOD.replace("Wander", "Wandr"), invalid);
+    assert!(message.contains("Wandr"), "{message}");
     assert_rejected(&GOOD.replace("\"All\"", "\"Wolves\""), |error| {
         matches!(error, PresetError::UnknownGroup { .. })
     });
@@ -99,13 +110,13 @@ fn out_of_range_and_unknown_groups_are_rejected() {
 fn missing_files_directories_and_bad_names_are_rejected() {
     let directory = tempfile::tempdir().unwrap();
     let mut groups = groups_with_values(tuned());
-    let error = load_groups(&mut groups, directory.path(), "absent").unwrap_err();
+    let error = load_groups(&mut groups, &tunables(), directory.path(), "absent").unwrap_err();
     assert!(matches!(error, PresetError::NotFound(_)), "{error:?}");
 
     fs::create_dir(directory.path().join("folder.ron")).unwrap();
-    let error = load_groups(&mut groups, directory.path(), "folder").unwrap_err();
+    let error = load_groups(&mut groups, &tunables(), directory.path(), "folder").unwrap_err();
     assert!(matches!(error, PresetError::NotAFile(_)), "{error:?}");
-    let error = save_groups(&groups, directory.path(), "folder").unwrap_err();
+    let error = save_groups(&groups, &tunables(), directory.path(), "folder").unwrap_err();
     assert!(matches!(error, PresetError::NotAFile(_)), "{error:?}");
     assert!(directory.path().join("folder.ron").is_dir());
 
@@ -116,18 +127,30 @@ fn missing_files_directories_and_bad_names_are_rejected() {
             "{name:?}: {error:?}"
         );
     }
-    assert_eq!(groups.get("All").unwrap().values, Some(tuned()));
+    assert_eq!(groups.get("All").unwrap().values, tuned());
 }
 
 #[test]
 fn out_of_range_values_are_never_saved() {
     let directory = tempfile::tempdir().unwrap();
-    save_groups(&groups_with_values(tuned()), directory.path(), "keep").unwrap();
+    save_groups(
+        &groups_with_values(tuned()),
+        &tunables(),
+        directory.path(),
+        "keep",
+    )
+    .unwrap();
     let before = fs::read_to_string(directory.path().join("keep.ron")).unwrap();
     let mut bad = tuned();
-    bad.max_speed = f32::NAN;
-    let error = save_groups(&groups_with_values(bad), directory.path(), "keep").unwrap_err();
-    assert!(matches!(error, PresetError::OutOfRange { .. }), "{error:?}");
+    bad.set("MaxSpeed", "0", f32::NAN);
+    let error = save_groups(
+        &groups_with_values(bad),
+        &tunables(),
+        directory.path(),
+        "keep",
+    )
+    .unwrap_err();
+    assert!(matches!(error, PresetError::Invalid { .. }), "{error:?}");
     assert_eq!(
         fs::read_to_string(directory.path().join("keep.ron")).unwrap(),
         before
@@ -136,7 +159,13 @@ fn out_of_range_values_are_never_saved() {
 
 /// Saving into a location that cannot be written fails cleanly and leaves the old file whole.
 fn assert_unwritable(directory: &Path) {
-    let error = save_groups(&groups_with_values(tuned()), directory, "locked").unwrap_err();
+    let error = save_groups(
+        &groups_with_values(tuned()),
+        &tunables(),
+        directory,
+        "locked",
+    )
+    .unwrap_err();
     assert!(matches!(error, PresetError::Io { .. }), "{error:?}");
     assert!(!error.to_string().is_empty());
 }
@@ -155,13 +184,20 @@ fn a_location_that_cannot_be_written_keeps_the_old_file() {
     // A read-only directory holding a good preset (effective unless running as root).
     use std::os::unix::fs::PermissionsExt;
     let directory = tempfile::tempdir().unwrap();
-    save_groups(&groups_with_values(tuned()), directory.path(), "locked").unwrap();
+    save_groups(
+        &groups_with_values(tuned()),
+        &tunables(),
+        directory.path(),
+        "locked",
+    )
+    .unwrap();
     let path = directory.path().join("locked.ron");
     let before = fs::read_to_string(&path).unwrap();
     fs::set_permissions(directory.path(), fs::Permissions::from_mode(0o555)).unwrap();
     let writable = fs::write(directory.path().join("probe"), "").is_ok();
     let result = save_groups(
         &groups_with_values(TuningValues::default()),
+        &tunables(),
         directory.path(),
         "locked",
     );
@@ -169,7 +205,7 @@ fn a_location_that_cannot_be_written_keeps_the_old_file() {
     if !writable {
         assert!(matches!(result, Err(PresetError::Io { .. })), "{result:?}");
         assert_eq!(fs::read_to_string(&path).unwrap(), before);
-        let preset = Preset::load(&path).unwrap();
+        let preset = Preset::load(&path, &tunables()).unwrap();
         assert_eq!(preset.groups["All"], tuned());
     }
 }
@@ -181,7 +217,7 @@ fn the_shipped_presets_load() {
     for entry in fs::read_dir(&directory).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|extension| extension == "ron") {
-            Preset::load(&path).unwrap_or_else(|error| panic!("{error}"));
+            Preset::load(&path, &tunables()).unwrap_or_else(|error| panic!("{error}"));
             count += 1;
         }
     }

@@ -6,6 +6,7 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_steer_core::prelude::*;
 use bevy_steer_egui::prelude::*;
+use bevy_steer_egui::tuning::TuningError;
 
 #[derive(Component)]
 struct Hunter;
@@ -55,6 +56,31 @@ fn index_of(app: &App, label: &str) -> usize {
         .unwrap()
 }
 
+/// A component of the game's own, tunable like the built-in behaviours.
+#[derive(Component, Reflect, Default)]
+#[reflect(Component, Default)]
+struct Orbit {
+    #[reflect(@Tunable::logarithmic(1.0, 1000.0))]
+    radius: f32,
+    #[reflect(@Tunable::linear(-10.0, 10.0))]
+    weight: f32,
+    /// Not tunable: no range.
+    turns: f32,
+}
+
+fn values(entries: &[(&str, &str, f32)]) -> TuningValues {
+    let mut values = TuningValues::default();
+    for &(component, field, value) in entries {
+        values.set(component, field, value);
+    }
+    values
+}
+
+fn shown(app: &App, label: &str, component: &str, field: &str) -> Option<f32> {
+    let groups = app.world().resource::<TuningGroups>();
+    groups.get(label).unwrap().values.get(component, field)
+}
+
 #[test]
 fn groups_show_their_agents_values_and_counts() {
     let mut app = create_app();
@@ -63,13 +89,143 @@ fn groups_show_their_agents_values_and_counts() {
     spawn(&mut app, Prey, 20.0);
     app.update();
     let groups = app.world().resource::<TuningGroups>();
-    let hunter = groups.get("Hunter").unwrap();
-    assert_eq!(hunter.agents, 1);
-    assert_eq!(hunter.values.unwrap().circle_radius, 10.0);
-    let prey = groups.get("Prey").unwrap();
-    assert_eq!(prey.agents, 2);
-    assert_eq!(prey.values.unwrap().max_speed, 100.0);
+    assert_eq!(groups.get("Hunter").unwrap().agents, 1);
+    assert_eq!(groups.get("Prey").unwrap().agents, 2);
     assert_eq!(groups.get("All").unwrap().agents, 3);
+    assert_eq!(shown(&app, "Hunter", "Wander", "circle_radius"), Some(10.0));
+    assert_eq!(shown(&app, "Prey", "MaxSpeed", "0"), Some(100.0));
+    assert_eq!(shown(&app, "Prey", "Mass", "0"), Some(1.0));
+    // Only what the agents carry.
+    assert_eq!(shown(&app, "Prey", "Separation", "radius"), None);
+}
+
+#[test]
+fn every_behaviours_numeric_fields_are_found_by_reflection() {
+    let mut app = create_app();
+    app.update();
+    let tunables = app.world().resource::<TunableComponents>();
+    let fields = |name: &str| -> Vec<String> {
+        let component = tunables
+            .get(name)
+            .unwrap_or_else(|| panic!("{name} not tunable"));
+        component
+            .fields
+            .iter()
+            .map(|field| field.name.clone())
+            .collect()
+    };
+    assert_eq!(
+        fields("Separation"),
+        ["radius", "field_of_view", "strength", "weight"]
+    );
+    assert_eq!(
+        fields("Alignment"),
+        ["radius", "field_of_view", "strength", "weight"]
+    );
+    assert_eq!(
+        fields("Cohesion"),
+        ["radius", "field_of_view", "strength", "weight"]
+    );
+    assert_eq!(
+        fields("Wander"),
+        ["circle_distance", "circle_radius", "angle_change", "weight"]
+    );
+    assert_eq!(
+        fields("Seek"),
+        [
+            "slowing_radius",
+            "arrival_tolerance",
+            "arrival_speed",
+            "weight"
+        ]
+    );
+    assert_eq!(
+        fields("Queue"),
+        ["ahead_distance", "radius", "brake", "hard_stop", "weight"]
+    );
+    assert_eq!(
+        fields("FollowLeader"),
+        [
+            "behind_distance",
+            "sight_radius",
+            "slowing_radius",
+            "evade_scale",
+            "weight"
+        ]
+    );
+    for name in ["Flee", "Pursue", "Evade"] {
+        assert_eq!(fields(name), ["weight"]);
+    }
+    let max_speed = tunables.get("MaxSpeed").unwrap();
+    assert_eq!(max_speed.fields[0].name, "0");
+    assert_eq!(max_speed.fields[0].label, "max speed");
+    assert!(
+        tunables.get("Velocity").is_none(),
+        "velocity is state, not tuning"
+    );
+}
+
+#[test]
+fn a_games_own_component_is_tuned_like_the_built_in_ones() {
+    let mut app = create_app();
+    app.register_type::<Orbit>();
+    let orbiter = app
+        .world_mut()
+        .spawn((
+            Prey,
+            Wander::default(),
+            Orbit {
+                radius: 50.0,
+                weight: 1.0,
+                turns: 3.0,
+            },
+        ))
+        .id();
+    app.update();
+    let tunables = app.world().resource::<TunableComponents>();
+    let orbit = tunables.get("Orbit").unwrap();
+    assert_eq!(
+        orbit.fields.len(),
+        2,
+        "a field without a range is not tunable"
+    );
+    assert_eq!(shown(&app, "Prey", "Orbit", "radius"), Some(50.0));
+
+    let index = app
+        .world()
+        .resource::<TuningGroups>()
+        .index_of("Prey")
+        .unwrap();
+    groups(&mut app).set_value(index, "Orbit", "radius", 250.0);
+    app.update();
+    let orbit = app.world().get::<Orbit>(orbiter).unwrap();
+    assert_eq!((orbit.radius, orbit.weight, orbit.turns), (250.0, 1.0, 3.0));
+}
+
+#[test]
+fn editing_a_flocking_rule_changes_the_agents_that_have_it() {
+    let mut app = create_app();
+    let flocker = app
+        .world_mut()
+        .spawn((Prey, Separation::default(), Cohesion::default()))
+        .id();
+    let wanderer = spawn(&mut app, Prey, 20.0);
+    app.update();
+    assert_eq!(shown(&app, "Prey", "Separation", "radius"), Some(30.0));
+    let index = app
+        .world()
+        .resource::<TuningGroups>()
+        .index_of("Prey")
+        .unwrap();
+    groups(&mut app).set_value(index, "Separation", "radius", 80.0);
+    groups(&mut app).set_value(index, "Cohesion", "weight", 0.5);
+    app.update();
+    assert_eq!(app.world().get::<Separation>(flocker).unwrap().radius, 80.0);
+    assert_eq!(app.world().get::<Cohesion>(flocker).unwrap().weight, 0.5);
+    assert!(
+        app.world().get::<Separation>(wanderer).is_none(),
+        "nothing added"
+    );
 }
 
 #[test]
@@ -79,18 +235,19 @@ fn editing_a_group_changes_only_its_agents_at_once_and_new_ones_too() {
     let prey = spawn(&mut app, Prey, 20.0);
     app.update();
     let index = index_of(&app, "Prey");
-    let mut values = groups(&mut app).groups()[index].values.unwrap();
-    values.circle_radius = 333.0;
-    values.mass = 4.0;
-    groups(&mut app).set_values(index, values);
+    groups(&mut app).set_values(
+        index,
+        &values(&[("Wander", "circle_radius", 333.0), ("Mass", "0", 4.0)]),
+    );
     app.update();
     assert_eq!(radius(&app, prey), 333.0);
     assert_eq!(app.world().get::<Mass>(prey).unwrap().0, 4.0);
     assert_eq!(radius(&app, hunter), 10.0);
-    // A prey spawned later gets the tuned values.
+    // A prey spawned later gets the tuned values, and keeps those not edited.
     let late = spawn(&mut app, Prey, 20.0);
     app.update();
     assert_eq!(radius(&app, late), 333.0);
+    assert_eq!(app.world().get::<MaxSpeed>(late).unwrap().0, 100.0);
 }
 
 #[test]
@@ -99,26 +256,16 @@ fn editing_all_changes_every_agent_and_groups_can_then_differ() {
     let hunter = spawn(&mut app, Hunter, 10.0);
     let prey = spawn(&mut app, Prey, 20.0);
     app.update();
-    let mut values = TuningValues {
-        circle_radius: 111.0,
-        ..default()
-    };
-    groups(&mut app).set_values(0, values);
+    groups(&mut app).set_value(0, "Wander", "circle_radius", 111.0);
     app.update();
     assert_eq!((radius(&app, hunter), radius(&app, prey)), (111.0, 111.0));
     assert_eq!(
-        groups(&mut app)
-            .get("Hunter")
-            .unwrap()
-            .values
-            .unwrap()
-            .circle_radius,
-        111.0
+        shown(&app, "Hunter", "Wander", "circle_radius"),
+        Some(111.0)
     );
 
     let hunter_index = index_of(&app, "Hunter");
-    values.circle_radius = 5.0;
-    groups(&mut app).set_values(hunter_index, values);
+    groups(&mut app).set_value(hunter_index, "Wander", "circle_radius", 5.0);
     app.update();
     // New agents get All's values, then their group's: a new hunter ends with the hunter's.
     let late_hunter = spawn(&mut app, Hunter, 10.0);
@@ -139,11 +286,7 @@ fn reset_restores_each_groups_starting_values() {
     let hunter = spawn(&mut app, Hunter, 10.0);
     let prey = spawn(&mut app, Prey, 20.0);
     app.update();
-    let values = TuningValues {
-        circle_radius: 999.0,
-        ..default()
-    };
-    groups(&mut app).set_values(0, values);
+    groups(&mut app).set_value(0, "Wander", "circle_radius", 999.0);
     app.update();
     groups(&mut app).reset();
     app.update();
@@ -156,18 +299,48 @@ fn a_loaded_preset_applies_all_then_named_groups() {
     let hunter = spawn(&mut app, Hunter, 10.0);
     let prey = spawn(&mut app, Prey, 20.0);
     app.update();
-    let all = TuningValues {
-        circle_radius: 70.0,
-        ..default()
-    };
-    let mut hunters = all;
-    hunters.circle_radius = 7.0;
     let preset = Preset {
-        groups: [("All".to_owned(), all), ("Hunter".to_owned(), hunters)]
-            .into_iter()
-            .collect(),
+        groups: [
+            (
+                "All".to_owned(),
+                values(&[("Wander", "circle_radius", 70.0)]),
+            ),
+            (
+                "Hunter".to_owned(),
+                values(&[("Wander", "circle_radius", 7.0)]),
+            ),
+        ]
+        .into_iter()
+        .collect(),
     };
     groups(&mut app).apply_preset(&preset).unwrap();
     app.update();
     assert_eq!((radius(&app, hunter), radius(&app, prey)), (7.0, 70.0));
+}
+
+#[test]
+fn values_are_checked_against_the_components_and_their_ranges() {
+    let mut app = create_app();
+    app.update();
+    let tunables = app.world().resource::<TunableComponents>();
+    assert_eq!(
+        tunables.check(&values(&[("Separation", "radius", 50.0)])),
+        Ok(())
+    );
+    assert!(matches!(
+        tunables.check(&values(&[("Separation", "radius", -1.0)])),
+        Err(TuningError::OutOfRange { .. })
+    ));
+    assert!(matches!(
+        tunables.check(&values(&[("Separation", "radius", f32::NAN)])),
+        Err(TuningError::OutOfRange { .. })
+    ));
+    assert!(matches!(
+        tunables.check(&values(&[("Separation", "enabled", 1.0)])),
+        Err(TuningError::UnknownField { .. })
+    ));
+    assert!(matches!(
+        tunables.check(&values(&[("Velocity", "0", 1.0)])),
+        Err(TuningError::UnknownComponent(_))
+    ));
 }

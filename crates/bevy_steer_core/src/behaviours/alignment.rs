@@ -9,6 +9,7 @@ use crate::Vector;
 use crate::components::Steering;
 use crate::forces::{self, Boid};
 use crate::spatial::Neighbour;
+use crate::tunable::{ANGLE, DISTANCE, FORCE, WEIGHT};
 
 /// Alignment: steer toward the mean heading of the neighbours within `radius`.
 ///
@@ -20,12 +21,16 @@ use crate::spatial::Neighbour;
 #[require(Steering)]
 pub struct Alignment {
     /// Neighbours within this distance count. Default `60.0`.
+    #[reflect(@DISTANCE)]
     pub radius: f32,
     /// The whole angle of view, in radians, centred on the heading. Default a full turn.
+    #[reflect(@ANGLE)]
     pub field_of_view: f32,
     /// The largest force, in units per second² for a mass of 1. Default `200.0`.
+    #[reflect(@FORCE)]
     pub strength: f32,
     /// Factor on the force. Default `1.0`.
+    #[reflect(@WEIGHT)]
     pub weight: f32,
     /// Whether the behaviour acts. Default `true`.
     pub enabled: bool,

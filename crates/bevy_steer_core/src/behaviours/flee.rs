@@ -9,6 +9,7 @@ use super::{
 use crate::Vector;
 use crate::components::Steering;
 use crate::forces::{self, Boid};
+use crate::tunable::WEIGHT;
 
 /// Flee a target: full speed directly away from it.
 ///
@@ -26,6 +27,7 @@ pub struct Flee {
     /// or NaN distance never flees. Default `None`.
     pub panic_distance: Option<f32>,
     /// Factor on the force. Default `1.0`.
+    #[reflect(@WEIGHT)]
     pub weight: f32,
     /// Whether the behaviour acts. Default `true`.
     pub enabled: bool,

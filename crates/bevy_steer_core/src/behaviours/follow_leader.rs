@@ -9,6 +9,7 @@ use super::{
 use crate::Vector;
 use crate::components::Steering;
 use crate::forces::{self, Boid};
+use crate::tunable::{DISTANCE, Tunable, WEIGHT};
 
 /// Follow a leader, as the Leader Following tutorial does: arrive at a point `behind_distance`
 /// behind the leader, and evade the leader (the force times `evade_scale`) while standing within
@@ -31,15 +32,20 @@ pub struct FollowLeader {
     #[entities]
     pub leader: Option<Entity>,
     /// How far behind the leader followers gather. Default `50.0`.
+    #[reflect(@DISTANCE)]
     pub behind_distance: f32,
     /// Within this distance of the leader, or of the point as far ahead of it, a follower is in the
     /// leader's way and evades it. Default `30.0`.
+    #[reflect(@DISTANCE)]
     pub sight_radius: f32,
     /// The slowing radius of the arrival behind the leader. Default `50.0`.
+    #[reflect(@DISTANCE)]
     pub slowing_radius: f32,
     /// Factor on the evasion when in the leader's way. Default `1.8`.
+    #[reflect(@Tunable::linear(0.0, 10.0))]
     pub evade_scale: f32,
     /// Factor on the force. Default `1.0`.
+    #[reflect(@WEIGHT)]
     pub weight: f32,
     /// Whether the behaviour acts. Default `true`.
     pub enabled: bool,

@@ -9,6 +9,7 @@ use super::{
 use crate::Vector;
 use crate::components::Steering;
 use crate::forces::{self, Boid};
+use crate::tunable::WEIGHT;
 
 /// Pursue an entity: seek where it will be, predicted from its `Velocity` (a target without one is
 /// pursued where it stands).
@@ -25,6 +26,7 @@ pub struct Pursue {
     /// The longest look-ahead, in seconds; `None` (the default) is the tutorial's, uncapped.
     pub max_prediction: Option<f32>,
     /// Factor on the force. Default `1.0`.
+    #[reflect(@WEIGHT)]
     pub weight: f32,
     /// Whether the behaviour acts. Default `true`.
     pub enabled: bool,

@@ -8,6 +8,7 @@ use crate::components::{Steering, Velocity};
 use crate::forces::{self, TUTORIAL_FRAME_RATE};
 use crate::problems::{BehaviourKind, Problem, ReportedProblems};
 use crate::spatial::Neighbours;
+use crate::tunable::{DISTANCE, FRACTION, Tunable, WEIGHT};
 
 /// Queue, as the Queue tutorial builds it: when another agent is just ahead (in front of the agent,
 /// within 45 degrees of its heading, and within `radius` of the point `ahead_distance` along the
@@ -32,14 +33,19 @@ use crate::spatial::Neighbours;
 #[require(Steering)]
 pub struct Queue {
     /// How far ahead, along the heading, the agent looks. Default `30.0`.
+    #[reflect(@DISTANCE)]
     pub ahead_distance: f32,
     /// How near that point (or the agent) another agent must be to count. Default `30.0`.
+    #[reflect(@DISTANCE)]
     pub radius: f32,
     /// The share of the step's other forces the brake cancels. Default `0.8`.
+    #[reflect(@Tunable::linear(0.0, 2.0))]
     pub brake: f32,
     /// The velocity kept per tutorial frame when the agent ahead is within `radius`. Default `0.3`.
+    #[reflect(@FRACTION)]
     pub hard_stop: f32,
     /// Factor on the brake. Default `1.0`.
+    #[reflect(@WEIGHT)]
     pub weight: f32,
     /// Whether the behaviour acts. Default `true`.
     pub enabled: bool,

@@ -9,6 +9,7 @@ use super::{
 use crate::Vector;
 use crate::components::Steering;
 use crate::forces::{self, Boid};
+use crate::tunable::{DISTANCE, Tunable, WEIGHT};
 
 /// Seek a target, slowing down inside `slowing_radius` to arrive at rest (seek with arrival).
 ///
@@ -26,13 +27,17 @@ pub struct Seek {
     pub target: Option<Target>,
     /// Inside this distance of the target the desired speed falls linearly to zero. `0.0` is plain
     /// seek, which overshoots and comes back. Default `100.0`.
+    #[reflect(@DISTANCE)]
     pub slowing_radius: f32,
     /// How close to the target counts as arrived. Default `2.0` units.
+    #[reflect(@DISTANCE)]
     pub arrival_tolerance: f32,
     /// The highest speed at which an agent within the tolerance counts as arrived. Default `10.0`
     /// units per second.
+    #[reflect(@Tunable::logarithmic(0.0, 1000.0))]
     pub arrival_speed: f32,
     /// Factor on the force. Default `1.0`.
+    #[reflect(@WEIGHT)]
     pub weight: f32,
     /// Whether the behaviour acts. Default `true`.
     pub enabled: bool,

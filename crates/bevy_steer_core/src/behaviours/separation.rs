@@ -9,6 +9,7 @@ use crate::Vector;
 use crate::components::Steering;
 use crate::forces::{self, Boid};
 use crate::spatial::Neighbour;
+use crate::tunable::{ANGLE, DISTANCE, FORCE, WEIGHT};
 
 /// How [`Separation`] weighs its neighbours.
 #[derive(Reflect, Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -33,14 +34,18 @@ pub enum SeparationMethod {
 #[require(Steering)]
 pub struct Separation {
     /// Neighbours within this distance push. Default `30.0` (the Queue demo's `SEPARATION_RADIUS`).
+    #[reflect(@DISTANCE)]
     pub radius: f32,
     /// The whole angle of view, in radians, centred on the heading. Default a full turn.
+    #[reflect(@ANGLE)]
     pub field_of_view: f32,
     /// The force at full push, in units per second² for a mass of 1. Default `300.0`.
+    #[reflect(@FORCE)]
     pub strength: f32,
     /// Mean (the tutorials') or by distance (Reynolds'). Default `Mean`.
     pub method: SeparationMethod,
     /// Factor on the force. Default `1.0`.
+    #[reflect(@WEIGHT)]
     pub weight: f32,
     /// Whether the behaviour acts. Default `true`.
     pub enabled: bool,

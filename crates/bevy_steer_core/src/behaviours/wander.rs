@@ -7,6 +7,7 @@ use super::weight_and_switch_builders;
 use crate::components::Steering;
 use crate::forces::{self, Boid};
 use crate::rng::SteeringRng;
+use crate::tunable::{ANGLE, DISTANCE, WEIGHT};
 
 /// Which way the wander angle is measured.
 #[derive(Reflect, Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -75,10 +76,13 @@ impl WanderMethod {
 #[require(Steering, SteeringRng)]
 pub struct Wander {
     /// Distance of the circle's centre ahead of the agent (a force magnitude). Default `90.0`.
+    #[reflect(@DISTANCE)]
     pub circle_distance: f32,
     /// Radius of the circle (a force magnitude). Default `180.0`.
+    #[reflect(@DISTANCE)]
     pub circle_radius: f32,
     /// Largest total swing of the angle per tutorial frame, in radians. Default `1.0`.
+    #[reflect(@ANGLE)]
     pub angle_change: f32,
     /// The current wander angle, in radians, in `[-PI, PI)`.
     pub angle: f32,
@@ -87,6 +91,7 @@ pub struct Wander {
     /// Circle (default) or random target.
     pub method: WanderMethod,
     /// Factor on the force. Default `1.0`.
+    #[reflect(@WEIGHT)]
     pub weight: f32,
     /// Whether the behaviour acts. Default `true`.
     pub enabled: bool,
