@@ -94,7 +94,7 @@ pub fn tuning_panel(
                 });
             state.selected_group = chosen;
 
-            if groups.groups()[chosen].values.is_empty() {
+            if groups.groups()[chosen].agents == 0 {
                 ui.label("no agents in this group yet");
             }
             let mut changes = Vec::new();

@@ -198,6 +198,8 @@ impl Preset {
 }
 
 /// Saves the current values of every group as preset `name` in `directory`; returns the file.
+/// Values outside their range (a game may spawn agents with such values) are saved clamped into
+/// it, as the sliders show them; values that are not finite are left out.
 pub fn save_groups(
     groups: &TuningGroups,
     tunables: &TunableComponents,
@@ -205,7 +207,11 @@ pub fn save_groups(
     name: &str,
 ) -> Result<PathBuf, PresetError> {
     let path = preset_path(directory, name)?;
-    groups.to_preset().save(&path, tunables)?;
+    let mut preset = groups.to_preset();
+    for values in preset.groups.values_mut() {
+        *values = tunables.clamp(values);
+    }
+    preset.save(&path, tunables)?;
     Ok(path)
 }
 

@@ -10,6 +10,8 @@ use core::any::TypeId;
 use core::ops::RangeInclusive;
 use std::collections::BTreeMap;
 
+use bevy::platform::collections::HashMap;
+
 use bevy::ecs::archetype::Archetype;
 use bevy::ecs::component::ComponentId;
 use bevy::ecs::reflect::ReflectComponent;
@@ -37,8 +39,9 @@ pub struct TunableField {
 /// A component with tunable fields.
 #[derive(Clone)]
 pub struct TunableComponent {
-    /// Its short type path (`"Wander"`), or its whole path if two components share a short one:
-    /// its key in [`TuningValues`] and preset files.
+    /// Its short type path (`"Wander"`), or its whole path if it shares the short one with another
+    /// component (bevy_steer's own keep the short one): its key in [`TuningValues`] and preset
+    /// files.
     pub name: String,
     /// Its tunable fields, in declaration order.
     pub fields: Vec<TunableField>,
@@ -75,26 +78,42 @@ impl TunableComponent {
         Some(values)
     }
 
-    /// Writes `values` (by field name) into the component on `entity`, if it has one. Names that
-    /// are not fields of the component are skipped (presets are checked before they get here).
-    fn write(&self, entity: EntityWorldMut, values: &BTreeMap<String, f32>) {
+    /// Writes `values` (by position in [`fields`](Self::fields)) into the component on `entity`,
+    /// if it has one, calling `replaced` with each field's position and the value it had.
+    fn write(
+        &self,
+        entity: EntityWorldMut,
+        values: &[(usize, f32)],
+        mut replaced: impl FnMut(usize, f32),
+    ) {
         let Some(mut component) = self.reflect.reflect_mut(entity) else {
             return;
         };
         let mut component = component.reflect_mut();
-        for (name, &value) in values {
-            let Some(field) = self.field(name) else {
-                continue;
-            };
+        for &(position, value) in values {
+            let index = self.fields[position].index;
             let slot = match &mut component {
-                ReflectMut::Struct(fields) => fields.field_at_mut(field.index),
-                ReflectMut::TupleStruct(fields) => fields.field_mut(field.index),
+                ReflectMut::Struct(fields) => fields.field_at_mut(index),
+                ReflectMut::TupleStruct(fields) => fields.field_mut(index),
                 _ => None,
             };
             if let Some(slot) = slot.and_then(|slot| slot.try_downcast_mut::<f32>()) {
+                replaced(position, *slot);
                 *slot = value;
             }
         }
+    }
+
+    /// `values` by field position; names that are not tunable fields are left out (presets are
+    /// checked before they get here).
+    fn positions(&self, values: &BTreeMap<String, f32>) -> Vec<(usize, f32)> {
+        values
+            .iter()
+            .filter_map(|(name, &value)| {
+                let position = self.fields.iter().position(|field| field.name == *name)?;
+                Some((position, value))
+            })
+            .collect()
     }
 }
 
@@ -172,10 +191,12 @@ impl TunableComponents {
                 (!component.fields.is_empty()).then_some((component, info.type_path()))
             })
             .collect();
-        // Two components with one short name are told apart by their whole paths.
+        // Two components with one short name are told apart by their whole paths; bevy_steer's own
+        // keep the short one, so that a game's `Seek` does not change the keys of shipped presets.
         let names: Vec<String> = components.iter().map(|(c, _)| c.name.clone()).collect();
         for (component, path) in &mut components {
-            if names.iter().filter(|name| **name == component.name).count() > 1 {
+            let shared = names.iter().filter(|name| **name == component.name).count() > 1;
+            if shared && !path.starts_with("bevy_steer_core::") {
                 component.name = (*path).to_owned();
             }
         }
@@ -197,9 +218,41 @@ impl TunableComponents {
 
     /// The component called `name`.
     pub fn get(&self, name: &str) -> Option<&TunableComponent> {
+        Some(&self.components[self.position(name)?])
+    }
+
+    /// `values` made fit to save: clamped into their ranges, leaving out what is not finite or
+    /// names no tunable component or field. (A game may spawn agents with values outside the
+    /// panel's ranges; the sliders show them clamped too.)
+    pub fn clamp(&self, values: &TuningValues) -> TuningValues {
+        let mut clamped = TuningValues::default();
+        for (component, field, value) in values.iter() {
+            let tunable = self
+                .get(component)
+                .and_then(|tunable| tunable.field(field))
+                .map(|field| field.tunable);
+            if let Some(tunable) = tunable.filter(|_| value.is_finite()) {
+                clamped.set(component, field, value.clamp(tunable.min, tunable.max));
+            }
+        }
+        clamped
+    }
+
+    /// The position of the component called `name` in [`components`](Self::components).
+    fn position(&self, name: &str) -> Option<usize> {
         self.components
             .iter()
-            .find(|component| component.name == name)
+            .position(|component| component.name == name)
+    }
+
+    /// Reads the registry again when types were registered since it was last read.
+    fn refresh(world: &mut World) {
+        let registry = world.resource::<AppTypeRegistry>().clone();
+        let registry = registry.read();
+        let current = world.get_resource::<Self>();
+        if current.is_none_or(|current| current.registered_types != registry.iter().count()) {
+            world.insert_resource(Self::from_registry(&registry));
+        }
     }
 
     /// Checks that every value names a tunable component and field and is within its range.
@@ -250,12 +303,19 @@ impl TuningValues {
             .insert(field.to_owned(), value);
     }
 
+    /// Every value, as (component, field, value).
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str, f32)> {
+        self.0.iter().flat_map(|(component, fields)| {
+            fields
+                .iter()
+                .map(move |(field, &value)| (component.as_str(), field.as_str(), value))
+        })
+    }
+
     /// Sets every value of `other` here too.
     pub fn merge(&mut self, other: &Self) {
-        for (component, fields) in &other.0 {
-            for (field, &value) in fields {
-                self.set(component, field, value);
-            }
+        for (component, field, value) in other.iter() {
+            self.set(component, field, value);
         }
     }
 
@@ -358,12 +418,19 @@ pub const ALL_AGENTS: &str = "All";
 #[derive(Resource, Debug)]
 pub struct TuningGroups {
     groups: Vec<TuningGroup>,
+    /// What each value the panel changed was before its first change, by agent, component and
+    /// field position: what "reset" restores.
+    originals: HashMap<(Entity, usize, usize), f32>,
+    /// Set by [`reset`](Self::reset), done on the next update.
+    reset_requested: bool,
 }
 
 impl Default for TuningGroups {
     fn default() -> Self {
         Self {
             groups: vec![TuningGroup::new(ALL_AGENTS.to_owned(), None)],
+            originals: HashMap::default(),
+            reset_requested: false,
         }
     }
 }
@@ -376,7 +443,7 @@ impl TuningGroups {
 
     /// The group called `label`.
     pub fn get(&self, label: &str) -> Option<&TuningGroup> {
-        self.groups.iter().find(|group| group.label == label)
+        Some(&self.groups[self.index_of(label)?])
     }
 
     /// The index of the group called `label` in [`groups`](Self::groups).
@@ -384,42 +451,41 @@ impl TuningGroups {
         self.groups.iter().position(|group| group.label == label)
     }
 
-    /// Sets one value of the group at `index`, applied to its agents on the next update. Setting a
-    /// value of "All" sets it in every group, since every agent gets it.
+    /// Sets one value of the group at `index`, applied to its agents on the next update (and to
+    /// agents that join the group later). Setting a value of "All" sets it in every group, since
+    /// every agent gets it. An index past the last group changes nothing.
     pub fn set_value(&mut self, index: usize, component: &str, field: &str, value: f32) {
-        let targets = if index == 0 {
-            0..self.groups.len()
-        } else {
-            index..index + 1
+        let targets = match index {
+            0 => 0..self.groups.len(),
+            _ if index < self.groups.len() => index..index + 1,
+            _ => return,
         };
         for group in &mut self.groups[targets] {
-            group.values.set(component, field, value);
             group.edits.set(component, field, value);
+            // Only groups whose agents carry the component show it.
+            if group.values.0.contains_key(component) {
+                group.values.set(component, field, value);
+            }
         }
         self.groups[index].pending.set(component, field, value);
     }
 
     /// Sets every value in `values` for the group at `index` (see [`set_value`](Self::set_value)).
     pub fn set_values(&mut self, index: usize, values: &TuningValues) {
-        for (component, fields) in &values.0 {
-            for (field, &value) in fields {
-                self.set_value(index, component, field, value);
-            }
+        for (component, field, value) in values.iter() {
+            self.set_value(index, component, field, value);
         }
     }
 
-    /// Restores the values the agents started with: each named group's, or "All"'s when there is
-    /// no named group. (Applying "All"'s starting values, read from one agent, to every agent would
-    /// not restore the others.) Agents spawned afterwards keep the values they are spawned with.
+    /// Restores, on the next update, every value the panel changed to what each agent had before
+    /// (agents spawned after a change: what they were spawned with), and forgets the edits.
     pub fn reset(&mut self) {
-        let named_groups = self.groups.len() > 1;
-        for (index, group) in self.groups.iter_mut().enumerate() {
+        for group in &mut self.groups {
             group.values = group.defaults.clone();
             group.edits = TuningValues::default();
-            if index > 0 || !named_groups {
-                group.pending.merge(&group.defaults);
-            }
+            group.pending = TuningValues::default();
         }
+        self.reset_requested = true;
     }
 
     /// The current values of every group that has some, by label.
@@ -496,6 +562,11 @@ impl Plugin for SteeringTuningPlugin {
             })
             .add_systems(Update, sync_tuning_groups.in_set(TuningSystems));
     }
+
+    fn finish(&self, app: &mut App) {
+        // Ready before the first update, so that presets load in `Startup`.
+        TunableComponents::refresh(app.world_mut());
+    }
 }
 
 /// Agents spawned since the last update: they get their groups' edited values.
@@ -521,77 +592,126 @@ fn members<'w>(world: &'w World, ids: &'w [ComponentId]) -> impl Iterator<Item =
 
 /// Keeps every group and its agents in step: counts the agents, reads the values of components
 /// seen for the first time, applies changed values to every agent of the group, and edited values
-/// to agents spawned since the last update ("All" first, so a named group's values win).
+/// to agents spawned since the last update ("All" first, so a named group's values win); restores
+/// the changed values on a reset.
 fn sync_tuning_groups(world: &mut World) {
-    let registry_types = world.resource::<AppTypeRegistry>().read().iter().count();
-    if world.resource::<TunableComponents>().registered_types != registry_types {
-        let tunables =
-            TunableComponents::from_registry(&world.resource::<AppTypeRegistry>().read());
-        world.insert_resource(tunables);
-    }
+    TunableComponents::refresh(world);
     let new_agents = core::mem::take(&mut world.resource_mut::<NewAgents>().0);
     let Some(steering) = world.component_id::<Steering>() else {
         return;
     };
     world.resource_scope(|world, tunables: Mut<TunableComponents>| {
         world.resource_scope(|world, mut groups: Mut<TuningGroups>| {
-            for group in &mut groups.groups {
+            let TuningGroups {
+                groups,
+                originals,
+                reset_requested,
+            } = &mut *groups;
+            if core::mem::take(reset_requested) {
+                for ((agent, component, field), value) in originals.drain() {
+                    if let Ok(agent) = world.get_entity_mut(agent) {
+                        tunables.components[component].write(agent, &[(field, value)], |_, _| {});
+                    }
+                }
+                info!("bevy_steer_egui: reset every changed value");
+            }
+            for group in groups {
                 let marker = group.marker.unwrap_or(steering);
                 group.agents = archetypes_with(world, &[marker])
                     .map(Archetype::len)
                     .sum::<u32>() as usize;
-                for component in tunables.components() {
-                    if group.values.0.contains_key(&component.name) {
-                        continue;
-                    }
-                    let Some(id) = world.components().get_id(component.type_id) else {
-                        continue;
-                    };
-                    // The lowest entity, so that what is shown does not depend on iteration order.
-                    let lowest = members(world, &[marker, id]).min();
-                    if let Some(values) =
-                        lowest.and_then(|entity| component.read(world.entity(entity)))
-                    {
-                        group
-                            .values
-                            .0
-                            .insert(component.name.clone(), values.clone());
-                        group.defaults.0.insert(component.name.clone(), values);
-                    }
-                }
+                read_new_components(world, &tunables, group, marker);
                 if !group.pending.is_empty() {
                     let pending = core::mem::take(&mut group.pending);
-                    let agents: Vec<Entity> = members(world, &[marker]).collect();
-                    for &agent in &agents {
-                        write(world, &tunables, agent, &pending);
-                    }
+                    let changed = write(world, &tunables, originals, marker, None, &pending);
                     info!(
-                        "bevy_steer_egui: {}: applied {:?} to {} agents",
-                        group.label,
-                        pending.0,
-                        agents.len()
+                        "bevy_steer_egui: {}: applied {:?} to {changed} agents",
+                        group.label, pending.0
                     );
                 }
-                if !group.edits.is_empty() {
-                    for &agent in &new_agents {
-                        if world
-                            .get_entity(agent)
-                            .is_ok_and(|entity| entity.contains_id(marker))
-                        {
-                            write(world, &tunables, agent, &group.edits);
-                        }
-                    }
+                if !group.edits.is_empty() && !new_agents.is_empty() {
+                    write(
+                        world,
+                        &tunables,
+                        originals,
+                        marker,
+                        Some(&new_agents),
+                        &group.edits,
+                    );
                 }
             }
         });
     });
 }
 
-/// Writes `values` into the components of `agent`.
-fn write(world: &mut World, tunables: &TunableComponents, agent: Entity, values: &TuningValues) {
-    for (name, fields) in &values.0 {
-        if let Some(component) = tunables.get(name) {
-            component.write(world.entity_mut(agent), fields);
+/// Reads into `group` the values of the tunable components its agents carry that it has not read
+/// yet, each from the lowest agent that carries it (so that what is shown does not depend on
+/// iteration order), with the edits made before any agent had it on top.
+fn read_new_components(
+    world: &World,
+    tunables: &TunableComponents,
+    group: &mut TuningGroup,
+    marker: ComponentId,
+) {
+    for component in tunables.components() {
+        if group.values.0.contains_key(&component.name) {
+            continue;
         }
+        let Some(id) = world.components().get_id(component.type_id) else {
+            continue;
+        };
+        let lowest = members(world, &[marker, id]).min();
+        let Some(read) = lowest.and_then(|agent| component.read(world.entity(agent))) else {
+            continue;
+        };
+        let mut shown = read.clone();
+        if let Some(edited) = group.edits.0.get(&component.name) {
+            shown.extend(edited.iter().map(|(field, &value)| (field.clone(), value)));
+        }
+        group.values.0.insert(component.name.clone(), shown);
+        group.defaults.0.insert(component.name.clone(), read);
     }
+}
+
+/// Writes `values` into the agents with `marker` (only those of `only`, when given) that carry
+/// each component, noting in `originals` what each value was before its first change. Returns how
+/// many components were written.
+fn write(
+    world: &mut World,
+    tunables: &TunableComponents,
+    originals: &mut HashMap<(Entity, usize, usize), f32>,
+    marker: ComponentId,
+    only: Option<&[Entity]>,
+    values: &TuningValues,
+) -> usize {
+    let mut written = 0;
+    for (name, fields) in &values.0 {
+        let Some(position) = tunables.position(name) else {
+            continue;
+        };
+        let component = &tunables.components[position];
+        let Some(id) = world.components().get_id(component.type_id) else {
+            continue;
+        };
+        let fields = component.positions(fields);
+        let agents: Vec<Entity> = match only {
+            Some(agents) => agents
+                .iter()
+                .copied()
+                .filter(|&agent| {
+                    world
+                        .get_entity(agent)
+                        .is_ok_and(|agent| agent.contains_id(marker) && agent.contains_id(id))
+                })
+                .collect(),
+            None => members(world, &[marker, id]).collect(),
+        };
+        for &agent in &agents {
+            component.write(world.entity_mut(agent), &fields, |field, old| {
+                originals.entry((agent, position, field)).or_insert(old);
+            });
+        }
+        written += agents.len();
+    }
+    written
 }

@@ -281,7 +281,7 @@ fn editing_all_changes_every_agent_and_groups_can_then_differ() {
 }
 
 #[test]
-fn reset_restores_each_groups_starting_values() {
+fn reset_restores_each_agents_starting_values() {
     let mut app = create_app();
     let hunter = spawn(&mut app, Hunter, 10.0);
     let prey = spawn(&mut app, Prey, 20.0);
@@ -291,6 +291,60 @@ fn reset_restores_each_groups_starting_values() {
     groups(&mut app).reset();
     app.update();
     assert_eq!((radius(&app, hunter), radius(&app, prey)), (10.0, 20.0));
+}
+
+#[test]
+fn reset_restores_what_each_agent_had_and_only_what_was_changed() {
+    let mut app = create_app();
+    let speeds: Vec<Entity> = (0..3)
+        .map(|index| {
+            let prey = spawn(&mut app, Prey, 20.0 + index as f32);
+            app.world_mut().get_mut::<MaxSpeed>(prey).unwrap().0 = 100.0 + index as f32;
+            prey
+        })
+        .collect();
+    app.update();
+    groups(&mut app).set_value(0, "MaxSpeed", "0", 50.0);
+    app.update();
+    // A prey spawned after the change gets it, and is restored to what it was spawned with.
+    let late = spawn(&mut app, Prey, 30.0);
+    app.update();
+    assert_eq!(app.world().get::<MaxSpeed>(late).unwrap().0, 50.0);
+    groups(&mut app).reset();
+    app.update();
+    for (index, &prey) in speeds.iter().enumerate() {
+        assert_eq!(
+            app.world().get::<MaxSpeed>(prey).unwrap().0,
+            100.0 + index as f32
+        );
+        // Not changed, so not reset to the group's shown value.
+        assert_eq!(radius(&app, prey), 20.0 + index as f32);
+    }
+    assert_eq!(app.world().get::<MaxSpeed>(late).unwrap().0, 100.0);
+}
+
+#[test]
+fn an_edit_of_all_shows_only_in_groups_that_have_the_component() {
+    let mut app = create_app();
+    spawn(&mut app, Hunter, 10.0);
+    let prey = spawn(&mut app, Prey, 20.0);
+    app.world_mut()
+        .entity_mut(prey)
+        .insert(Separation::default());
+    app.update();
+    groups(&mut app).set_value(0, "Separation", "radius", 60.0);
+    app.update();
+    assert_eq!(shown(&app, "Prey", "Separation", "radius"), Some(60.0));
+    assert_eq!(shown(&app, "Hunter", "Separation", "radius"), None);
+    // A hunter that has separation later joins with the edited value, shown in full.
+    let late = app
+        .world_mut()
+        .spawn((Hunter, Separation::default().with_strength(99.0)))
+        .id();
+    app.update();
+    assert_eq!(app.world().get::<Separation>(late).unwrap().radius, 60.0);
+    assert_eq!(shown(&app, "Hunter", "Separation", "radius"), Some(60.0));
+    assert_eq!(shown(&app, "Hunter", "Separation", "strength"), Some(99.0));
 }
 
 #[test]

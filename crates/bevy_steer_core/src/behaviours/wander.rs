@@ -7,7 +7,7 @@ use super::weight_and_switch_builders;
 use crate::components::Steering;
 use crate::forces::{self, Boid};
 use crate::rng::SteeringRng;
-use crate::tunable::{ANGLE, DISTANCE, WEIGHT};
+use crate::tunable::{ANGLE, Tunable, WEIGHT};
 
 /// Which way the wander angle is measured.
 #[derive(Reflect, Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -76,10 +76,10 @@ impl WanderMethod {
 #[require(Steering, SteeringRng)]
 pub struct Wander {
     /// Distance of the circle's centre ahead of the agent (a force magnitude). Default `90.0`.
-    #[reflect(@DISTANCE)]
+    #[reflect(@Tunable::logarithmic(0.0, 2000.0))]
     pub circle_distance: f32,
     /// Radius of the circle (a force magnitude). Default `180.0`.
-    #[reflect(@DISTANCE)]
+    #[reflect(@Tunable::logarithmic(0.0, 2000.0))]
     pub circle_radius: f32,
     /// Largest total swing of the angle per tutorial frame, in radians. Default `1.0`.
     #[reflect(@ANGLE)]
