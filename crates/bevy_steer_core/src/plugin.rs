@@ -20,8 +20,9 @@ use crate::problems::{BehaviourKind, Problem, ReportedProblems};
 use crate::rng::{SteeringRng, SteeringSeed};
 use crate::spatial::{SpatialIndex, SpatialIndexPlugin};
 use crate::systems::{
-    LostTargets, announce_lost_targets, apply_behaviour, apply_neighbour_behaviour, apply_wander,
-    boid, detect_arrivals, gather_neighbours, integrate, lookup_target,
+    LostTargets, NeighbourScratch, announce_lost_targets, apply_behaviour, apply_flocking,
+    apply_neighbour_behaviour, apply_wander, boid, detect_arrivals, integrate, lookup_target,
+    weighted_neighbour_force,
 };
 
 /// How the last steering step went: for read-outs such as the tuning panel's, and for tests.
@@ -309,20 +310,34 @@ impl RegisteredBehaviour {
 struct BehaviourSlot(usize);
 
 /// Registers a behaviour's kind and adds its system after the previously registered one; does
-/// nothing when the same registration was made before. `ids` are the behaviour component's type and
-/// the registration's own (they differ for a neighbour behaviour, registered once per marker).
+/// nothing when the same registration was made before (see [`register_kind`]).
+fn register_behaviour<M>(
+    app: &mut App,
+    kind: BehaviourKind,
+    ids: [TypeId; 2],
+    forces: (WeightedForces, Option<Neighbourhoods>),
+    system: impl IntoScheduleConfigs<bevy::ecs::system::ScheduleSystem, M>,
+) {
+    if let Some(slot) = register_kind(app, kind, ids, forces) {
+        app.add_systems(SteeringSchedule, system.in_set(slot));
+    }
+}
+
+/// Registers a behaviour's kind and gives it a slot after the previously registered one, for the
+/// system that steps it; `None` when the same registration was made before. `ids` are the
+/// behaviour component's type and the registration's own (they differ for a neighbour behaviour,
+/// registered once per marker).
 ///
 /// # Panics
 ///
 /// When [`SteeringPlugin`] was not added first, or another behaviour has the same name: both are
 /// mistakes in the app's set-up that would otherwise leave behaviours silently unstepped.
-fn register_behaviour<M>(
+fn register_kind(
     app: &mut App,
     kind: BehaviourKind,
     [component, registration]: [TypeId; 2],
     (weighted_forces, neighbourhoods): (WeightedForces, Option<Neighbourhoods>),
-    system: impl IntoScheduleConfigs<bevy::ecs::system::ScheduleSystem, M>,
-) {
+) -> Option<BehaviourSlot> {
     let Some(mut behaviours) = app.world_mut().get_resource_mut::<SteeringBehaviours>() else {
         panic!(
             "bevy_steer: the behaviour \"{kind}\" was registered before SteeringPlugin was \
@@ -333,7 +348,7 @@ fn register_behaviour<M>(
         .iter()
         .any(|registered| registered.registration == registration)
     {
-        return;
+        return None;
     }
     assert!(
         behaviours
@@ -355,7 +370,33 @@ fn register_behaviour<M>(
     } else {
         app.configure_sets(SteeringSchedule, slot_set.after(BehaviourSlot(slot - 1)));
     }
-    app.add_systems(SteeringSchedule, system.in_set(BehaviourSlot(slot)));
+    Some(BehaviourSlot(slot))
+}
+
+/// Registers neighbour behaviour `B` for marker `M` (see [`register_kind`]).
+fn register_neighbour_kind<B: NeighbourBehaviour, M: Component>(
+    app: &mut App,
+) -> Option<BehaviourSlot> {
+    const { assert_table_storage::<B>() };
+    register_kind(
+        app,
+        BehaviourKind::of_neighbour::<B>(),
+        [TypeId::of::<B>(), TypeId::of::<(B, M)>()],
+        (neighbour_forces::<B, M>, Some(neighbourhoods::<B, M>)),
+    )
+}
+
+/// Steps neighbour behaviour `B` for marker `M` on its own, in `slot` if it was newly registered.
+fn add_neighbour_system<B: NeighbourBehaviour, M: Component>(
+    app: &mut App,
+    slot: Option<BehaviourSlot>,
+) {
+    if let Some(slot) = slot {
+        app.add_systems(
+            SteeringSchedule,
+            apply_neighbour_behaviour::<B, M>.in_set(slot),
+        );
+    }
 }
 
 /// Registration of steering behaviours of your own.
@@ -439,9 +480,21 @@ impl<M: Component> Plugin for FlockingPlugin<M> {
         if !app.world().contains_resource::<SpatialIndex<M>>() {
             app.add_plugins(SpatialIndexPlugin::<M>::new(self.cell_size));
         }
-        app.add_neighbour_behaviour::<Separation, M>()
-            .add_neighbour_behaviour::<Alignment, M>()
-            .add_neighbour_behaviour::<Cohesion, M>();
+        let slots = (
+            register_neighbour_kind::<Separation, M>(app),
+            register_neighbour_kind::<Alignment, M>(app),
+            register_neighbour_kind::<Cohesion, M>(app),
+        );
+        if let (Some(first), Some(_), Some(_)) = slots {
+            // One walk of the index per agent serves the three rules: the forces of three
+            // registrations for a third of the walking.
+            app.add_systems(SteeringSchedule, apply_flocking::<M>.in_set(first));
+        } else {
+            // A rule was registered for `M` on its own before: the others step on their own too.
+            add_neighbour_system::<Separation, M>(app, slots.0);
+            add_neighbour_system::<Alignment, M>(app, slots.1);
+            add_neighbour_system::<Cohesion, M>(app, slots.2);
+        }
     }
 }
 
@@ -480,14 +533,8 @@ impl SteeringAppExt for App {
     }
 
     fn add_neighbour_behaviour<B: NeighbourBehaviour, M: Component>(&mut self) -> &mut Self {
-        const { assert_table_storage::<B>() };
-        register_behaviour(
-            self,
-            BehaviourKind::of_neighbour::<B>(),
-            [TypeId::of::<B>(), TypeId::of::<(B, M)>()],
-            (neighbour_forces::<B, M>, Some(neighbourhoods::<B, M>)),
-            apply_neighbour_behaviour::<B, M>,
-        );
+        let slot = register_neighbour_kind::<B, M>(self);
+        add_neighbour_system::<B, M>(self, slot);
         self
     }
 }
@@ -513,13 +560,12 @@ fn neighbour_forces<B: NeighbourBehaviour, M: Component>(
     let Some(index) = world.get_resource::<SpatialIndex<M>>() else {
         return;
     };
-    let mut neighbours = Vec::new();
+    let mut scratch = NeighbourScratch::default();
     for (entity, behaviour, transform, velocity, max_speed) in agents.query(world) {
         let agent = boid(transform, velocity, max_speed);
-        if behaviour.active()
-            && gather_neighbours(index, behaviour, &agent, entity, &mut neighbours).is_ok()
+        if let Some(Ok(force)) =
+            weighted_neighbour_force(index, behaviour, &agent, entity, &mut scratch)
         {
-            let force = behaviour.force(&agent, &neighbours) * behaviour.weight();
             forces.push((agent.position, force));
         }
     }

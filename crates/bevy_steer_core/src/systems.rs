@@ -14,7 +14,8 @@ use bevy::ecs::query::ArchetypeFilter;
 
 use crate::Vector;
 use crate::behaviours::{
-    ArrivalState, NeighbourBehaviour, NoTarget, Seek, SteeringBehaviour, TargetState, Wander,
+    Alignment, ArrivalState, Cohesion, NeighbourBehaviour, NoTarget, Seek, Separation,
+    SteeringBehaviour, TargetState, Wander,
 };
 use crate::components::{FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, Velocity};
 use crate::events::{Arrived, TargetLost, announce};
@@ -132,6 +133,52 @@ impl Rows {
     }
 }
 
+/// One agent of a job: its row, and what was reported about it before this step.
+#[derive(Clone, Copy)]
+struct AgentRow<'a> {
+    rows: Rows,
+    row: usize,
+    reported: &'a ReportedProblems,
+}
+
+/// Settles one behaviour's weighted force on one agent, the same way in every stepping loop: adds
+/// it into the agent's steering, or notes the problem (new ones only) or the lost target.
+#[inline]
+fn settle(
+    force: Result<Vector, NoTarget>,
+    kind: BehaviourKind,
+    steering: &mut Steering,
+    agent: AgentRow,
+    found: &mut Vec<Finding>,
+) {
+    let AgentRow {
+        rows,
+        row,
+        reported,
+    } = agent;
+    let problem = match force {
+        Ok(force) => add_weighted_force(steering, kind, force, 1.0),
+        Err(NoTarget::Missing(target)) => {
+            // Always passed on, whether or not it was logged before: the target is forgotten and
+            // announced after the pass.
+            found.push(Finding {
+                lost_target: Some(target),
+                ..rows.finding(row, Problem::MissingTarget(kind))
+            });
+            None
+        }
+        Err(NoTarget::NonFinite) => Some(Problem::NonFiniteTarget(kind)),
+        Err(NoTarget::InvalidRadius) => Some(Problem::InvalidRadius(kind)),
+        Err(NoTarget::Itself) => Some(Problem::TargetIsItself(kind)),
+        Err(NoTarget::Unset) => None,
+    };
+    if let Some(problem) = problem
+        && !reported.contains(problem)
+    {
+        found.push(rows.finding(row, problem));
+    }
+}
+
 /// Splits `column` of `table` into chunks of `per_task` rows, each with the rows it covers. The
 /// systems cut every other mutable column with the same `per_task`, so that zipped chunks hold the
 /// same agents.
@@ -189,12 +236,17 @@ type BehaviourAgents<'w, 's, B, F = ()> = Query<
 /// behaviour is off for it) into its `Steering`, and afterwards, on one thread, records the
 /// problems found and calls `on_lost` for each agent whose target was gone.
 ///
-/// `weighted_force` also gets the agent's entity and a scratch list of neighbours, one per job.
+/// `weighted_force` also gets the agent's entity and scratch lists of neighbours, one per job.
 fn step_agents<B, F>(
     agents: &mut BehaviourAgents<B, F>,
     logged_not_dense: &mut bool,
     kind: BehaviourKind,
-    weighted_force: impl Fn(&B, &Boid, Entity, &mut Vec<Neighbour>) -> Option<Result<Vector, NoTarget>>
+    weighted_force: impl Fn(
+        &B,
+        &Boid,
+        Entity,
+        &mut NeighbourScratch,
+    ) -> Option<Result<Vector, NoTarget>>
     + Sync,
     mut on_lost: impl FnMut(&mut B, Entity, Entity),
 ) where
@@ -232,34 +284,18 @@ fn step_agents<B, F>(
         jobs,
         |(rows, entities, behaviours, transforms, velocities, max_speeds, steering, problems),
          found| {
-            let mut neighbours = Vec::new();
+            let mut scratch = NeighbourScratch::default();
             for row in 0..rows.len {
                 let agent = boid(&transforms[row], &velocities[row], &max_speeds[row]);
-                let Some(force) =
-                    weighted_force(&behaviours[row], &agent, entities[row], &mut neighbours)
-                else {
-                    continue;
-                };
-                let problem = match force {
-                    Ok(force) => add_weighted_force(&mut steering[row], kind, force, 1.0),
-                    Err(NoTarget::Missing(target)) => {
-                        // Always passed on, whether or not it was logged before: the target is
-                        // forgotten and announced after the pass.
-                        found.push(Finding {
-                            lost_target: Some(target),
-                            ..rows.finding(row, Problem::MissingTarget(kind))
-                        });
-                        None
-                    }
-                    Err(NoTarget::NonFinite) => Some(Problem::NonFiniteTarget(kind)),
-                    Err(NoTarget::InvalidRadius) => Some(Problem::InvalidRadius(kind)),
-                    Err(NoTarget::Itself) => Some(Problem::TargetIsItself(kind)),
-                    Err(NoTarget::Unset) => None,
-                };
-                if let Some(problem) = problem
-                    && !problems[row].contains(problem)
+                if let Some(force) =
+                    weighted_force(&behaviours[row], &agent, entities[row], &mut scratch)
                 {
-                    found.push(rows.finding(row, problem));
+                    let agent_row = AgentRow {
+                        rows,
+                        row,
+                        reported: &problems[row],
+                    };
+                    settle(force, kind, &mut steering[row], agent_row, found);
                 }
             }
         },
@@ -326,31 +362,77 @@ pub fn apply_behaviour<B: SteeringBehaviour>(
     );
 }
 
-/// Puts into `neighbours` the entities of `index` within `behaviour`'s radius and field of view of
-/// `agent` (whose entity is `entity`, left out), in the index's order; or says that the radius is
-/// not a positive finite number.
-pub(crate) fn gather_neighbours<B: NeighbourBehaviour, M>(
+/// Per-job scratch lists of the neighbour behaviours, reused from agent to agent.
+#[derive(Default)]
+pub(crate) struct NeighbourScratch {
+    /// The other agents within the reach walked, in the index's order.
+    candidates: Vec<Neighbour>,
+    /// Those of the candidates one behaviour sees.
+    neighbours: Vec<Neighbour>,
+}
+
+impl NeighbourScratch {
+    /// Walks `index` within `reach` of `agent` (whose entity is `entity`, left out), keeping what
+    /// it finds as the candidates.
+    fn walk<M>(&mut self, index: &SpatialIndex<M>, agent: &Boid, entity: Entity, reach: f32) {
+        self.candidates.clear();
+        index.for_each_within(agent.position, reach, |neighbour| {
+            if neighbour.entity != entity {
+                self.candidates.push(neighbour);
+            }
+        });
+    }
+
+    /// The weighted force of `behaviour` from the candidates within its radius and field of view.
+    /// The radius test is the index's own, so a walk over a wider reach gives the very neighbours,
+    /// in the same order, that a walk over the behaviour's radius would.
+    fn force<B: NeighbourBehaviour>(
+        &mut self,
+        behaviour: &B,
+        agent: &Boid,
+    ) -> Result<Vector, NoTarget> {
+        let radius_squared = neighbourhood_radius(behaviour)?.powi(2);
+        let heading = forces::direction_or_zero(agent.velocity);
+        let fov_cos = forces::half_angle_cos(behaviour.field_of_view());
+        self.neighbours.clear();
+        self.neighbours
+            .extend(self.candidates.iter().filter(|neighbour| {
+                neighbour.position.distance_squared(agent.position) <= radius_squared
+                    && forces::in_field_of_view(
+                        agent.position,
+                        heading,
+                        fov_cos,
+                        neighbour.position,
+                    )
+            }));
+        Ok(behaviour.force(agent, &self.neighbours) * behaviour.weight())
+    }
+}
+
+/// The radius of `behaviour` when it can hold neighbours (a positive finite number).
+fn neighbourhood_radius<B: NeighbourBehaviour>(behaviour: &B) -> Result<f32, NoTarget> {
+    let radius = behaviour.radius();
+    if radius > 0.0 && radius.is_finite() {
+        Ok(radius)
+    } else {
+        Err(NoTarget::InvalidRadius)
+    }
+}
+
+/// The weighted force of neighbour behaviour `behaviour` on `agent` (whose entity is `entity`) from
+/// its neighbours in `index`: those within its radius and field of view, in the index's order.
+/// `None` when the behaviour is off.
+pub(crate) fn weighted_neighbour_force<B: NeighbourBehaviour, M>(
     index: &SpatialIndex<M>,
     behaviour: &B,
     agent: &Boid,
     entity: Entity,
-    neighbours: &mut Vec<Neighbour>,
-) -> Result<(), NoTarget> {
-    let radius = behaviour.radius();
-    if !(radius > 0.0 && radius.is_finite()) {
-        return Err(NoTarget::InvalidRadius);
-    }
-    let heading = forces::direction_or_zero(agent.velocity);
-    let fov_cos = forces::half_angle_cos(behaviour.field_of_view());
-    neighbours.clear();
-    index.for_each_within(agent.position, radius, |neighbour| {
-        if neighbour.entity != entity
-            && forces::in_field_of_view(agent.position, heading, fov_cos, neighbour.position)
-        {
-            neighbours.push(neighbour);
-        }
-    });
-    Ok(())
+    scratch: &mut NeighbourScratch,
+) -> Option<Result<Vector, NoTarget>> {
+    behaviour.active().then(|| {
+        scratch.walk(index, agent, entity, neighbourhood_radius(behaviour)?);
+        scratch.force(behaviour, agent)
+    })
 }
 
 /// Adds the weighted force of neighbour behaviour `B` for every agent with marker `M` on which it
@@ -371,17 +453,151 @@ pub fn apply_neighbour_behaviour<B: NeighbourBehaviour, M: Component>(
         &mut agents,
         &mut logged_not_dense,
         BehaviourKind::of_neighbour::<B>(),
-        |behaviour, agent, entity, neighbours| {
-            if !behaviour.active() {
-                return None;
-            }
-            Some(
-                gather_neighbours(index, behaviour, agent, entity, neighbours)
-                    .map(|()| behaviour.force(agent, neighbours) * behaviour.weight()),
-            )
+        |behaviour, agent, entity, scratch| {
+            weighted_neighbour_force(index, behaviour, agent, entity, scratch)
         },
         |_, _, _| {},
     );
+}
+
+type FlockAgents<'w, 's, M> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        Option<&'static Separation>,
+        Option<&'static Alignment>,
+        Option<&'static Cohesion>,
+        &'static Transform,
+        &'static Velocity,
+        &'static MaxSpeed,
+        &'static mut Steering,
+        &'static mut ReportedProblems,
+    ),
+    (
+        With<M>,
+        Or<(With<Separation>, With<Alignment>, With<Cohesion>)>,
+    ),
+>;
+
+/// The rule of the agent `row` rows into a job, when the agent has it and it is active.
+fn active_rule<B: NeighbourBehaviour>(rules: Option<&[B]>, row: usize) -> Option<&B> {
+    rules.map(|rules| &rules[row]).filter(|rule| rule.active())
+}
+
+/// Settles the weighted force of `rule`, if any, from the candidates in `scratch`.
+fn settle_rule<B: NeighbourBehaviour>(
+    rule: Option<&B>,
+    agent: &Boid,
+    scratch: &mut NeighbourScratch,
+    steering: &mut Steering,
+    agent_row: AgentRow,
+    found: &mut Vec<Finding>,
+) {
+    if let Some(rule) = rule {
+        let force = scratch.force(rule, agent);
+        settle(
+            force,
+            BehaviourKind::of_neighbour::<B>(),
+            steering,
+            agent_row,
+            found,
+        );
+    }
+}
+
+/// Adds the weighted forces of [`Separation`], [`Alignment`] and [`Cohesion`], in that order, for
+/// every agent with marker `M`, from one walk of [`SpatialIndex<M>`] per agent over the widest of
+/// its active rules' radii: the system [`FlockingPlugin`](crate::FlockingPlugin) schedules.
+///
+/// Each rule keeps the neighbours within its own radius and field of view, in the index's order,
+/// so the forces are the very ones the three rules registered one by one give; bad radii are
+/// reported the same way.
+pub fn apply_flocking<M: Component>(
+    index: Neighbours<M>,
+    mut agents: FlockAgents<M>,
+    mut logged_not_dense: Local<bool>,
+) {
+    let Some(index) = index.index() else {
+        return;
+    };
+    let Ok(tables) = agents.contiguous_iter_mut() else {
+        return log_not_dense(&mut logged_not_dense, "flocking");
+    };
+    let mut tables: Vec<_> = tables.collect();
+    let mut jobs = Vec::new();
+    for (
+        table,
+        (
+            entities,
+            separations,
+            alignments,
+            cohesions,
+            transforms,
+            velocities,
+            max_speeds,
+            steering,
+            problems,
+        ),
+    ) in tables.iter_mut().enumerate()
+    {
+        let steering = steering.bypass_change_detection();
+        let per_task = agents_per_task(steering.len());
+        for (rows, steering) in chunked(table, per_task, steering) {
+            let range = rows.range();
+            let rules = (
+                separations.map(|rules| &rules[range.clone()]),
+                alignments.map(|rules| &rules[range.clone()]),
+                cohesions.map(|rules| &rules[range.clone()]),
+            );
+            jobs.push((
+                rows,
+                &entities[range.clone()],
+                rules,
+                &transforms[range.clone()],
+                &velocities[range.clone()],
+                &max_speeds[range.clone()],
+                steering,
+                &problems[range],
+            ));
+        }
+    }
+    let findings = run_jobs(
+        jobs,
+        |(rows, entities, rules, transforms, velocities, max_speeds, steering, problems), found| {
+            let mut scratch = NeighbourScratch::default();
+            for row in 0..rows.len {
+                let agent = boid(&transforms[row], &velocities[row], &max_speeds[row]);
+                let separation = active_rule(rules.0, row);
+                let alignment = active_rule(rules.1, row);
+                let cohesion = active_rule(rules.2, row);
+                let reach = [
+                    separation.and_then(|rule| neighbourhood_radius(rule).ok()),
+                    alignment.and_then(|rule| neighbourhood_radius(rule).ok()),
+                    cohesion.and_then(|rule| neighbourhood_radius(rule).ok()),
+                ]
+                .into_iter()
+                .flatten()
+                .reduce(f32::max);
+                if let Some(reach) = reach {
+                    scratch.walk(index, &agent, entities[row], reach);
+                }
+                let agent_row = AgentRow {
+                    rows,
+                    row,
+                    reported: &problems[row],
+                };
+                let steering = &mut steering[row];
+                settle_rule(separation, &agent, &mut scratch, steering, agent_row, found);
+                settle_rule(alignment, &agent, &mut scratch, steering, agent_row, found);
+                settle_rule(cohesion, &agent, &mut scratch, steering, agent_row, found);
+            }
+        },
+    );
+    for finding in findings {
+        let (entities, .., problems) = &mut tables[finding.table];
+        record(problems, entities[finding.row], finding);
+    }
 }
 
 /// The targets the behaviour systems found gone this step, in the order they found them. Gathered
