@@ -213,6 +213,53 @@ fn cohesion_draws_a_scattered_group_together() {
 }
 
 #[test]
+fn the_shared_walk_gives_the_forces_of_three_registrations_bit_for_bit() {
+    // FlockingPlugin walks the index once per agent for the three rules; registering them one by
+    // one walks it three times. Radii, fields of view and switches differ per agent, and some
+    // agents lack a rule, so every rule keeps its own neighbours out of the shared walk.
+    let scene = |app: &mut App| {
+        let mut rng = Xoshiro128PlusPlus::seed_from_u64(7);
+        for index in 0..300 {
+            let start = Vec2::new(
+                rng.random_range(-200.0..200.0),
+                rng.random_range(-200.0..200.0),
+            );
+            let heading = Vec2::from_angle(rng.random_range(0.0..6.28)) * 60.0;
+            let mut boid = app
+                .world_mut()
+                .spawn((at(start.x, start.y), Velocity(heading), Boid));
+            boid.insert(Separation::new(10.0 + (index % 7) as f32 * 5.0).with_field_of_view(4.0));
+            if index % 5 != 0 {
+                boid.insert(Alignment::new(40.0).with_enabled(index % 11 != 0));
+            }
+            if index % 3 != 0 {
+                boid.insert(Cohesion::new(25.0 + (index % 4) as f32 * 20.0).with_weight(0.5));
+            }
+        }
+    };
+    let mut shared = create_app(60.0);
+    shared.add_plugins(FlockingPlugin::<Boid>::new(40.0));
+    let mut separate = create_app(60.0);
+    separate
+        .add_plugins(SpatialIndexPlugin::<Boid>::new(40.0))
+        .add_neighbour_behaviour::<Separation, Boid>()
+        .add_neighbour_behaviour::<Alignment, Boid>()
+        .add_neighbour_behaviour::<Cohesion, Boid>();
+    scene(&mut shared);
+    scene(&mut separate);
+    for _ in 0..120 {
+        shared.update();
+        separate.update();
+    }
+    let (shared, separate) = (
+        positions_and_velocities(&mut shared),
+        positions_and_velocities(&mut separate),
+    );
+    assert!(shared.iter().all(|(p, v)| p.is_finite() && v.is_finite()));
+    assert_eq!(shared, separate);
+}
+
+#[test]
 fn flocks_keep_to_their_own_marker() {
     #[derive(Component)]
     struct Red;
