@@ -37,7 +37,7 @@ pub const TUTORIAL_FRAME_RATE: f32 = 60.0;
 /// The length of `v`, right to rounding even where its square underflows (below about 1e-19) or
 /// overflows (above about 1.8e19).
 #[inline]
-fn length(v: Vec2) -> f32 {
+pub(crate) fn length(v: Vec2) -> f32 {
     let squared = v.length_squared();
     if squared.is_normal() {
         return squared.sqrt();

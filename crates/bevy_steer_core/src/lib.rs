@@ -56,6 +56,7 @@ pub mod components;
 pub mod events;
 pub mod forces;
 mod lanes;
+pub mod obstacles;
 pub mod plugin;
 pub mod problems;
 pub mod rng;
@@ -77,12 +78,13 @@ pub type Vector = bevy::math::Vec2;
 pub mod prelude {
     pub use crate::Vector;
     pub use crate::behaviours::{
-        Alignment, Cohesion, Evade, Flee, FollowLeader, NeighbourBehaviour, NoTarget, Pursue,
-        Queue, Seek, Separation, SeparationMethod, SteeringBehaviour, Target, TargetState, Wander,
-        WanderFrame, WanderMethod, target_state,
+        Alignment, AvoidObstacles, Cohesion, Containment, Evade, Flee, FollowLeader,
+        NeighbourBehaviour, NoTarget, Pursue, Queue, Seek, Separation, SeparationMethod,
+        SteeringBehaviour, Target, TargetState, Wander, WanderFrame, WanderMethod, target_state,
     };
     pub use crate::components::{FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, Velocity};
     pub use crate::events::{Arrived, TargetLost};
+    pub use crate::obstacles::{Obstacle, ObstacleIndex, ObstacleShape};
     pub use crate::plugin::{
         FlockingPlugin, SteeringAppExt, SteeringBehaviours, SteeringPlugin, SteeringSchedule,
         SteeringStepStats, SteeringSystems,

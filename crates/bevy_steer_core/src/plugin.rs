@@ -10,12 +10,14 @@ use bevy::prelude::*;
 
 use crate::Vector;
 use crate::behaviours::{
-    Alignment, Cohesion, Evade, Flee, FollowLeader, NeighbourBehaviour, Pursue, Queue, Seek,
-    Separation, SeparationMethod, SteeringBehaviour, Target, Wander, WanderFrame, WanderMethod,
-    apply_queue,
+    Alignment, AvoidObstacles, Cohesion, Containment, Evade, Flee, FollowLeader,
+    NeighbourBehaviour, Pursue, Queue, Seek, Separation, SeparationMethod, SteeringBehaviour,
+    Target, Wander, WanderFrame, WanderMethod, apply_avoid_obstacles, apply_queue,
+    avoid_obstacles_forces,
 };
 use crate::components::{FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, Velocity};
 use crate::events::{Arrived, TargetLost};
+use crate::obstacles::{Obstacle, ObstacleIndex, ObstacleShape, rebuild_obstacle_index};
 use crate::problems::{BehaviourKind, Problem, ReportedProblems};
 use crate::rng::{SteeringRng, SteeringSeed};
 use crate::spatial::{SpatialIndex, SpatialIndexPlugin};
@@ -159,6 +161,10 @@ impl Plugin for SteeringPlugin {
             .register_type::<Cohesion>()
             .register_type::<Target>()
             .register_type::<Wander>()
+            .register_type::<AvoidObstacles>()
+            .register_type::<Containment>()
+            .register_type::<Obstacle>()
+            .register_type::<ObstacleShape>()
             .register_type::<WanderFrame>()
             .register_type::<WanderMethod>()
             .register_type::<SteeringRng>()
@@ -183,10 +189,12 @@ impl Plugin for SteeringPlugin {
             .add_systems(self.schedule, run_steering_schedule)
             .init_resource::<LostTargets>()
             .init_resource::<SteeringBehaviours>()
+            .init_resource::<ObstacleIndex>()
             .add_systems(
                 SteeringSchedule,
                 (
                     start_step_clock.before(SteeringSystems::Index),
+                    rebuild_obstacle_index.in_set(SteeringSystems::Index),
                     announce_lost_targets
                         .after(SteeringSystems::Behaviours)
                         .before(SteeringSystems::CustomForces),
@@ -209,6 +217,14 @@ impl Plugin for SteeringPlugin {
             .add_steering_behaviour::<Pursue>()
             .add_steering_behaviour::<Evade>()
             .add_steering_behaviour::<FollowLeader>();
+        register_behaviour(
+            app,
+            BehaviourKind::AVOID_OBSTACLES,
+            [TypeId::of::<AvoidObstacles>(); 2],
+            (avoid_obstacles_forces, None),
+            apply_avoid_obstacles,
+        );
+        app.add_steering_behaviour::<Containment>();
     }
 }
 

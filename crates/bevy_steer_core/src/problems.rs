@@ -43,16 +43,22 @@ impl BehaviourKind {
     pub const COHESION: Self = Self::of_neighbour::<crate::behaviours::Cohesion>();
     /// [`Queue`](crate::behaviours::Queue).
     pub const QUEUE: Self = Self("queue");
+    /// [`AvoidObstacles`](crate::behaviours::AvoidObstacles).
+    pub const AVOID_OBSTACLES: Self = Self("avoid_obstacles");
+    /// [`Containment`](crate::behaviours::Containment).
+    pub const CONTAINMENT: Self = Self::of::<crate::behaviours::Containment>();
 
     /// The built-in behaviours that act on every agent that has them, in the order their systems
     /// add forces. (The neighbour behaviours are registered per marker.)
-    pub const BUILT_IN: [Self; 6] = [
+    pub const BUILT_IN: [Self; 8] = [
         Self::WANDER,
         Self::SEEK,
         Self::FLEE,
         Self::PURSUE,
         Self::EVADE,
         Self::FOLLOW_LEADER,
+        Self::AVOID_OBSTACLES,
+        Self::CONTAINMENT,
     ];
 
     /// The kind named `name`.
@@ -327,7 +333,7 @@ mod tests {
         let custom = BehaviourKind::new("orbit");
         let problems: Vec<Problem> =
             Problem::all_for(BehaviourKind::BUILT_IN.into_iter().chain([custom])).collect();
-        assert_eq!(problems.len(), 5 + 5 * 7);
+        assert_eq!(problems.len(), 5 + 5 * (BehaviourKind::BUILT_IN.len() + 1));
         for problem in &problems {
             let mut reported = ReportedProblems::default();
             assert!(reported.insert(*problem));

@@ -216,7 +216,7 @@ fn log_not_dense(logged: &mut bool, system: &str) {
     }
 }
 
-type BehaviourAgents<'w, 's, B, F = ()> = Query<
+pub(crate) type BehaviourAgents<'w, 's, B, F = ()> = Query<
     'w,
     's,
     (
@@ -237,7 +237,7 @@ type BehaviourAgents<'w, 's, B, F = ()> = Query<
 /// problems found and calls `on_lost` for each agent whose target was gone.
 ///
 /// `weighted_force` also gets the agent's entity and scratch lists of neighbours, one per job.
-fn step_agents<B, F>(
+pub(crate) fn step_agents<B, F>(
     agents: &mut BehaviourAgents<B, F>,
     logged_not_dense: &mut bool,
     kind: BehaviourKind,

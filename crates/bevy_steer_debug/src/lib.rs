@@ -67,6 +67,8 @@ impl Default for SteeringGizmos {
                 (BehaviourKind::PURSUE, css::ORANGE.into()),
                 (BehaviourKind::EVADE, css::RED.into()),
                 (BehaviourKind::FOLLOW_LEADER, css::DODGER_BLUE.into()),
+                (BehaviourKind::AVOID_OBSTACLES, css::TOMATO.into()),
+                (BehaviourKind::CONTAINMENT, css::KHAKI.into()),
             ]
             .into_iter()
             .collect(),

@@ -19,7 +19,9 @@
 //! the built-in ones.
 
 mod alignment;
+mod avoid_obstacles;
 mod cohesion;
+mod containment;
 mod evade;
 mod flee;
 mod follow_leader;
@@ -30,7 +32,10 @@ mod separation;
 mod wander;
 
 pub use alignment::Alignment;
+pub(crate) use avoid_obstacles::avoid_obstacles_forces;
+pub use avoid_obstacles::{AvoidObstacles, Threat, apply_avoid_obstacles};
 pub use cohesion::Cohesion;
+pub use containment::Containment;
 pub use evade::Evade;
 pub use flee::Flee;
 pub use follow_leader::FollowLeader;

@@ -1,0 +1,412 @@
+//! Obstacle avoidance.
+
+use bevy::prelude::*;
+
+use super::weight_and_switch_builders;
+use crate::Vector;
+use crate::components::{MaxSpeed, Steering, Velocity};
+use crate::forces::{self, Boid};
+use crate::obstacles::{IndexedObstacle, ObstacleIndex};
+use crate::problems::BehaviourKind;
+use crate::systems::{BehaviourAgents, boid, step_agents};
+use crate::tunable::{DISTANCE, FRACTION, Tunable, WEIGHT};
+
+/// The most points a look-ahead is tested at.
+const MOST_SAMPLES: usize = 16;
+
+/// Steer round [`Obstacle`](crate::obstacles::Obstacle)s, as the Collision Avoidance tutorial does,
+/// and further.
+///
+/// The tutorial looks ahead along the velocity (`look_ahead` at full speed, shorter when slower, as
+/// its demo does), tests the points `ahead` and `ahead / 2` and the agent's position against each
+/// obstacle, avoids only the nearest one hit, by a force `normalise(ahead - centre) * AVOID_FORCE`,
+/// and says itself that this fails at walls and corners. This crate:
+/// - tests the whole look-ahead (points at most `clearance` apart, so a thin wall cannot slip
+///   between two of them) against circles, boxes and wall segments, keeping `clearance` (the
+///   agent's own radius) from them, and avoids the obstacle it would touch first;
+/// - pushes along the obstacle's outward normal where the agent would touch it, turned aside, so
+///   that a wall or a box face pushes the agent along it rather than straight back; an agent heading
+///   straight at an obstacle turns to the side with more room (left on a tie), so it does not stop
+///   dead in front of a wall or in a corner;
+/// - gets an agent that is already within `clearance` of an obstacle (spawned inside one, or pushed
+///   in by others) out along the shortest way;
+/// - adds Reynolds' braking on demand: a force against the velocity, `braking` times the strength,
+///   scaled by how near the contact is.
+///
+/// The obstacles come from the [`ObstacleIndex`], so only those near the look-ahead cost anything.
+/// Units: `look_ahead` and `clearance` are distances (the tutorial's `MAX_AVOID_AHEAD`, 50 in the
+/// Queue demo and 100 in the author's hockey demo, unchanged); `strength` is a force (the Queue
+/// demo's `AVOID_FORCE = 600` pixels per frame² is 36 000 at 60 frames per second: far above any
+/// usual [`MaxForce`](crate::components::MaxForce), so avoidance takes the whole force budget when
+/// it acts; see also prioritised combination).
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Default, Debug, PartialEq, Clone)]
+#[require(Steering)]
+pub struct AvoidObstacles {
+    /// How far ahead the agent looks at its full speed; at lower speeds, proportionally less.
+    /// Default `100.0`.
+    #[reflect(@DISTANCE)]
+    pub look_ahead: f32,
+    /// The room the agent keeps round itself: its own radius. Default `12.0`.
+    #[reflect(@DISTANCE)]
+    pub clearance: f32,
+    /// The avoidance force. Default `36000.0` (the tutorial's `AVOID_FORCE = 600`).
+    #[reflect(@Tunable::logarithmic(0.0, 100000.0))]
+    pub strength: f32,
+    /// Reynolds' braking, as a fraction of `strength` at contact. Default `0.0` (the tutorial's:
+    /// none).
+    #[reflect(@FRACTION)]
+    pub braking: f32,
+    /// Factor on the force. Default `1.0`.
+    #[reflect(@WEIGHT)]
+    pub weight: f32,
+    /// Whether the behaviour acts. Default `true`.
+    pub enabled: bool,
+}
+
+impl Default for AvoidObstacles {
+    fn default() -> Self {
+        Self {
+            look_ahead: 100.0,
+            clearance: 12.0,
+            strength: 36_000.0,
+            braking: 0.0,
+            weight: 1.0,
+            enabled: true,
+        }
+    }
+}
+
+weight_and_switch_builders!(AvoidObstacles);
+
+/// The obstacle an agent is about to touch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Threat {
+    /// The obstacle.
+    pub obstacle: IndexedObstacle,
+    /// The point of the look-ahead (or the agent's position) that touches it.
+    pub point: Vector,
+    /// How far along the look-ahead: 0 at the agent, 1 at its end.
+    pub along: f32,
+}
+
+impl AvoidObstacles {
+    /// Avoidance with this look-ahead and clearance.
+    pub fn new(look_ahead: f32, clearance: f32) -> Self {
+        Self {
+            look_ahead,
+            clearance,
+            ..default()
+        }
+    }
+
+    /// Sets Reynolds' braking.
+    pub fn with_braking(mut self, braking: f32) -> Self {
+        self.braking = braking;
+        self
+    }
+
+    /// Whether the behaviour acts: enabled with a weight other than zero.
+    pub fn active(&self) -> bool {
+        self.enabled && self.weight != 0.0
+    }
+
+    /// The clearance when it is a finite number that is not negative, else zero.
+    fn room(&self) -> f32 {
+        if self.clearance >= 0.0 && self.clearance.is_finite() {
+            self.clearance
+        } else {
+            0.0
+        }
+    }
+
+    /// The end of the agent's look-ahead: `look_ahead` along the velocity at full speed, less when
+    /// slower; the agent's position when it stands still.
+    pub fn ahead(&self, agent: &Boid) -> Vector {
+        let speed = forces::length(agent.velocity);
+        let look_ahead = if self.look_ahead >= 0.0 && self.look_ahead.is_finite() {
+            self.look_ahead
+        } else {
+            0.0
+        };
+        let share = if agent.max_speed > 0.0 {
+            (speed / agent.max_speed).min(1.0)
+        } else {
+            1.0
+        };
+        agent.position + forces::direction_or_zero(agent.velocity) * look_ahead * share
+    }
+
+    /// The obstacle the agent would touch first: one it is already within `clearance` of (the
+    /// deepest), else the first the look-ahead touches, in the index's order on a tie.
+    pub fn threat(&self, agent: &Boid, index: &ObstacleIndex) -> Option<Threat> {
+        if !(agent.position.is_finite() && agent.velocity.is_finite()) {
+            return None;
+        }
+        let room = self.room();
+        let ahead = self.ahead(agent);
+        let reach = ahead - agent.position;
+        let samples = (forces::length(reach) / room.max(1.0)).ceil() as usize;
+        let samples = samples.clamp(1, MOST_SAMPLES);
+        let (low, high) = (
+            agent.position.min(ahead) - room,
+            agent.position.max(ahead) + room,
+        );
+        let mut threat: Option<(Threat, f32)> = None;
+        index.for_each_near(low, high, |obstacle| {
+            let distance = |point| obstacle.shape.signed_distance(obstacle.position, point);
+            // Inside already: deeper is more urgent.
+            let here = distance(agent.position);
+            if here < room {
+                let depth = here - room;
+                if threat.is_none_or(|(best, rank)| best.along > 0.0 || depth < rank) {
+                    let found = Threat {
+                        obstacle: *obstacle,
+                        point: agent.position,
+                        along: 0.0,
+                    };
+                    threat = Some((found, depth));
+                }
+                return;
+            }
+            for sample in 1..=samples {
+                let along = sample as f32 / samples as f32;
+                if threat.is_some_and(|(best, _)| best.along <= along) {
+                    return;
+                }
+                let point = agent.position + reach * along;
+                if distance(point) < room {
+                    let found = Threat {
+                        obstacle: *obstacle,
+                        point,
+                        along,
+                    };
+                    threat = Some((found, 0.0));
+                    return;
+                }
+            }
+        });
+        threat.map(|(threat, _)| threat)
+    }
+
+    /// The unweighted avoidance force on `agent` from the obstacles in `index`: zero when nothing
+    /// is in the way.
+    pub fn force(&self, agent: &Boid, index: &ObstacleIndex) -> Vector {
+        let Some(threat) = self.threat(agent, index) else {
+            return Vector::ZERO;
+        };
+        let heading = forces::direction_or_zero(agent.velocity);
+        let IndexedObstacle {
+            position, shape, ..
+        } = threat.obstacle;
+        let mut normal = shape.outward_normal(position, threat.point);
+        if normal == Vector::ZERO {
+            // On a wall's line or at a circle's centre: back the way it came.
+            normal = if heading == Vector::ZERO {
+                Vector::X
+            } else {
+                -heading
+            };
+        }
+        // Turn aside: the normal's part across the heading, or, head-on, the side with more room.
+        let across = normal - heading * normal.dot(heading);
+        let side = if forces::length(across) > 0.1 {
+            forces::direction_or_zero(across)
+        } else {
+            let left = heading.perp();
+            let room = self.room().max(1.0) * 2.0;
+            let free = |side: Vector| shape.signed_distance(position, threat.point + side * room);
+            if free(-left) > free(left) {
+                -left
+            } else {
+                left
+            }
+        };
+        let push = forces::direction_or_zero(normal + side) * self.strength;
+        let brake = -heading * (self.strength * self.braking * (1.0 - threat.along));
+        push + brake
+    }
+}
+
+/// Adds the weighted avoidance force of every agent with [`AvoidObstacles`].
+pub fn apply_avoid_obstacles(
+    index: Res<ObstacleIndex>,
+    mut agents: BehaviourAgents<AvoidObstacles>,
+    mut logged_not_dense: Local<bool>,
+) {
+    step_agents(
+        &mut agents,
+        &mut logged_not_dense,
+        BehaviourKind::AVOID_OBSTACLES,
+        |avoid, agent, _, _| {
+            avoid
+                .active()
+                .then(|| Ok(avoid.force(agent, &index) * avoid.weight))
+        },
+        |_, _, _| {},
+    );
+}
+
+/// The weighted avoidance force of every agent, for the debug gizmos.
+pub(crate) fn avoid_obstacles_forces(world: &mut World, forces: &mut Vec<(Vector, Vector)>) {
+    let mut agents = world.query::<(&AvoidObstacles, &Transform, &Velocity, &MaxSpeed)>();
+    let Some(index) = world.get_resource::<ObstacleIndex>() else {
+        return;
+    };
+    for (avoid, transform, velocity, max_speed) in agents.iter(world) {
+        if avoid.active() {
+            let agent = boid(transform, velocity, max_speed);
+            forces.push((agent.position, avoid.force(&agent, index) * avoid.weight));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::obstacles::ObstacleShape;
+
+    fn index_of(obstacles: &[(Vector, ObstacleShape)]) -> ObstacleIndex {
+        let mut index = ObstacleIndex::default();
+        index.rebuild(obstacles.iter().enumerate().map(|(i, &(position, shape))| {
+            IndexedObstacle {
+                entity: Entity::from_raw_u32(i as u32 + 1).unwrap(),
+                position,
+                shape,
+            }
+        }));
+        index
+    }
+
+    fn agent(position: Vector, velocity: Vector) -> Boid {
+        Boid {
+            position,
+            velocity,
+            max_speed: 100.0,
+        }
+    }
+
+    #[test]
+    fn nothing_in_the_way_gives_no_force() {
+        let index = index_of(&[(
+            Vector::new(0.0, 200.0),
+            ObstacleShape::Circle { radius: 20.0 },
+        )]);
+        let avoid = AvoidObstacles::default();
+        let force = avoid.force(&agent(Vector::ZERO, Vector::new(100.0, 0.0)), &index);
+        assert_eq!(force, Vector::ZERO);
+        // Standing still: no look-ahead, nothing touched.
+        let still = agent(Vector::new(0.0, 150.0), Vector::ZERO);
+        assert_eq!(avoid.force(&still, &index), Vector::ZERO);
+    }
+
+    #[test]
+    fn a_circle_off_centre_pushes_to_the_side_away_from_it() {
+        // A circle 60 ahead and 10 to the left of the heading; look-ahead 100 at full speed.
+        let index = index_of(&[(
+            Vector::new(60.0, 10.0),
+            ObstacleShape::Circle { radius: 20.0 },
+        )]);
+        let avoid = AvoidObstacles::default();
+        let force = avoid.force(&agent(Vector::ZERO, Vector::new(100.0, 0.0)), &index);
+        assert!(force.y < 0.0, "pushed right, away from the circle: {force}");
+        assert!((forces::length(force) - 36_000.0).abs() < 1.0);
+    }
+
+    #[test]
+    fn half_speed_looks_half_as_far() {
+        let index = index_of(&[(
+            Vector::new(80.0, 0.0),
+            ObstacleShape::Circle { radius: 10.0 },
+        )]);
+        let avoid = AvoidObstacles::default();
+        // At full speed the look-ahead (100, clearance 12) reaches the circle's edge at 70.
+        assert!(
+            avoid
+                .threat(&agent(Vector::ZERO, Vector::new(100.0, 0.0)), &index)
+                .is_some()
+        );
+        // At half speed it ends at 50, short of 70 - 12.
+        assert!(
+            avoid
+                .threat(&agent(Vector::ZERO, Vector::new(50.0, 0.0)), &index)
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn head_on_at_a_wall_turns_aside_and_brakes_on_demand() {
+        // A wall across the path from (50, -100) to (50, 100), agent heading straight at it.
+        let wall = ObstacleShape::Segment {
+            end: Vector::new(0.0, 200.0),
+        };
+        let index = index_of(&[(Vector::new(50.0, -100.0), wall)]);
+        let avoid = AvoidObstacles::default();
+        let boid = agent(Vector::ZERO, Vector::new(100.0, 0.0));
+        let threat = avoid.threat(&boid, &index).unwrap();
+        // Nine points 100 / 9 apart (at most the clearance, 12): the fourth, at 44.4, is within 12
+        // of the wall at 50.
+        assert!((threat.along - 4.0 / 9.0).abs() < 1e-6, "{threat:?}");
+        let force = avoid.force(&boid, &index);
+        // Back along the normal and aside, 45 degrees each.
+        assert!(
+            force.x < 0.0 && force.y.abs() > 0.5 * force.x.abs(),
+            "{force}"
+        );
+        let braking = avoid.with_braking(0.5).force(&boid, &index);
+        assert!(
+            braking.x < force.x,
+            "braking pushes back harder: {braking} vs {force}"
+        );
+    }
+
+    #[test]
+    fn a_box_face_pushes_out_through_the_face() {
+        let block = ObstacleShape::Box {
+            half_size: Vector::new(20.0, 50.0),
+        };
+        let index = index_of(&[(Vector::new(70.0, 30.0), block)]);
+        let avoid = AvoidObstacles::default();
+        let force = avoid.force(&agent(Vector::ZERO, Vector::new(100.0, 0.0)), &index);
+        // The face at x = 50 faces the agent; the box is mostly above: turn down.
+        assert!(force.x < 0.0 && force.y < 0.0, "{force}");
+    }
+
+    #[test]
+    fn an_agent_inside_gets_out_the_shortest_way() {
+        let index = index_of(&[(Vector::ZERO, ObstacleShape::Circle { radius: 50.0 })]);
+        let avoid = AvoidObstacles::default();
+        let inside = agent(Vector::new(0.0, 40.0), Vector::new(100.0, 0.0));
+        let threat = avoid.threat(&inside, &index).unwrap();
+        assert_eq!(threat.along, 0.0);
+        let force = avoid.force(&inside, &index);
+        assert!(force.y > 0.0, "out through the top: {force}");
+        // At the very centre, standing still: still a finite push.
+        let centre = agent(Vector::ZERO, Vector::ZERO);
+        let force = avoid.force(&centre, &index);
+        assert!(force.is_finite() && force != Vector::ZERO, "{force}");
+    }
+
+    #[test]
+    fn bad_numbers_give_no_nan() {
+        let index = index_of(&[(Vector::ZERO, ObstacleShape::Circle { radius: 50.0 })]);
+        for avoid in [
+            AvoidObstacles::new(f32::NAN, f32::NAN),
+            AvoidObstacles::new(-5.0, -5.0),
+            AvoidObstacles::new(f32::INFINITY, f32::INFINITY),
+        ] {
+            for boid in [
+                agent(Vector::new(0.0, 60.0), Vector::new(100.0, 0.0)),
+                agent(Vector::new(f32::NAN, 0.0), Vector::new(100.0, 0.0)),
+                agent(Vector::new(0.0, 60.0), Vector::new(f32::INFINITY, 0.0)),
+                Boid {
+                    max_speed: 0.0,
+                    ..agent(Vector::new(-70.0, 0.0), Vector::new(10.0, 0.0))
+                },
+            ] {
+                let force = avoid.force(&boid, &index);
+                assert!(force.is_finite(), "{avoid:?} {boid:?}: {force}");
+            }
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! Containment: stay within an area.
+
+use bevy::prelude::*;
+
+use super::{
+    NoTarget, SteeringBehaviour, TargetState, weight_and_switch_accessors,
+    weight_and_switch_builders,
+};
+use crate::Vector;
+use crate::components::Steering;
+use crate::forces::{self, Boid};
+use crate::obstacles::ObstacleShape;
+use crate::tunable::{DISTANCE, FORCE, Tunable, WEIGHT};
+
+/// Stay within an area: a soft wall on the inside of a circle or an axis-aligned box, so that an
+/// arena needs no wrap-round code.
+///
+/// The agent looks `look_ahead_time` seconds ahead along its velocity; when that point (or the
+/// agent itself) comes within `margin` of the area's edge, or outside it, a force `strength` times
+/// how deep into the margin it is (up to twice the strength outside) steers it back in, along the
+/// edge's inward normal, with the part of the velocity heading out taken away. A
+/// [`ObstacleShape::Segment`] has no inside: it gives no force. A shape whose sizes are not finite
+/// or are negative, or a position that is not finite, gives no force and is reported
+/// ([`NoTarget::NonFinite`]).
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Default, Debug, PartialEq, Clone)]
+#[require(Steering)]
+pub struct Containment {
+    /// The area's shape.
+    pub shape: ObstacleShape,
+    /// Where the shape is placed (its centre).
+    pub centre: Vector,
+    /// The depth of the soft wall inside the edge. Default `50.0`.
+    #[reflect(@DISTANCE)]
+    pub margin: f32,
+    /// How far ahead the agent looks, in seconds. Default `0.5`.
+    #[reflect(@Tunable::linear(0.0, 5.0))]
+    pub look_ahead_time: f32,
+    /// The push back in at the edge. Default `2000.0`.
+    #[reflect(@FORCE)]
+    pub strength: f32,
+    /// Factor on the force. Default `1.0`.
+    #[reflect(@WEIGHT)]
+    pub weight: f32,
+    /// Whether the behaviour acts. Default `true`.
+    pub enabled: bool,
+}
+
+impl Default for Containment {
+    fn default() -> Self {
+        Self::rectangle(Vector::ZERO, Vector::new(1000.0, 1000.0))
+    }
+}
+
+weight_and_switch_builders!(Containment);
+
+impl Containment {
+    /// Stay within the axis-aligned rectangle of `size` centred on `centre`.
+    pub fn rectangle(centre: Vector, size: Vector) -> Self {
+        Self::within(
+            centre,
+            ObstacleShape::Box {
+                half_size: size / 2.0,
+            },
+        )
+    }
+
+    /// Stay within the disc of `radius` round `centre`.
+    pub fn circle(centre: Vector, radius: f32) -> Self {
+        Self::within(centre, ObstacleShape::Circle { radius })
+    }
+
+    /// Stay within `shape` placed at `centre`.
+    pub fn within(centre: Vector, shape: ObstacleShape) -> Self {
+        Self {
+            shape,
+            centre,
+            margin: 50.0,
+            look_ahead_time: 0.5,
+            strength: 2000.0,
+            weight: 1.0,
+            enabled: true,
+        }
+    }
+
+    /// Sets the margin.
+    pub fn with_margin(mut self, margin: f32) -> Self {
+        self.margin = margin;
+        self
+    }
+
+    /// Sets the strength.
+    pub fn with_strength(mut self, strength: f32) -> Self {
+        self.strength = strength;
+        self
+    }
+}
+
+impl SteeringBehaviour for Containment {
+    const NAME: &'static str = "containment";
+
+    weight_and_switch_accessors!();
+
+    fn force(
+        &self,
+        agent: &Boid,
+        _targets: impl Fn(Entity) -> Option<TargetState>,
+    ) -> Result<Vector, NoTarget> {
+        if !(self.shape.is_valid() && self.centre.is_finite()) {
+            return Err(NoTarget::NonFinite);
+        }
+        if matches!(self.shape, ObstacleShape::Segment { .. }) {
+            return Ok(Vector::ZERO);
+        }
+        let margin = if self.margin > 0.0 && self.margin.is_finite() {
+            self.margin
+        } else {
+            0.0
+        };
+        let look_ahead = if self.look_ahead_time.is_finite() {
+            self.look_ahead_time.max(0.0)
+        } else {
+            0.0
+        };
+        let ahead = agent.position + agent.velocity * look_ahead;
+        // The deeper of the agent and its look-ahead into the soft wall.
+        let depth = |point: Vector| self.shape.signed_distance(self.centre, point) + margin;
+        let point = if depth(ahead) > depth(agent.position) {
+            ahead
+        } else {
+            agent.position
+        };
+        // NaN (from a position that is not finite) counts as not in the wall.
+        let depth = depth(point);
+        if depth.is_nan() || depth <= 0.0 {
+            return Ok(Vector::ZERO);
+        }
+        let inward = -self.shape.outward_normal(self.centre, point);
+        let inward = if inward == Vector::ZERO {
+            forces::direction_or_zero(self.centre - point)
+        } else {
+            inward
+        };
+        let urgency = if margin > 0.0 {
+            (depth / margin).min(2.0)
+        } else {
+            2.0
+        };
+        // Take away the velocity heading out, then push in.
+        let outward_speed = (-agent.velocity.dot(inward)).max(0.0);
+        Ok(inward * (self.strength * urgency + outward_speed))
+    }
+
+    // No target to forget.
+    fn forget_target(&mut self) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn agent(position: Vector, velocity: Vector) -> Boid {
+        Boid {
+            position,
+            velocity,
+            max_speed: 100.0,
+        }
+    }
+
+    fn force(containment: &Containment, boid: &Boid) -> Vector {
+        containment.force(boid, |_| None).unwrap()
+    }
+
+    #[test]
+    fn well_inside_nothing_happens() {
+        let arena = Containment::rectangle(Vector::ZERO, Vector::new(400.0, 400.0));
+        assert_eq!(
+            force(&arena, &agent(Vector::ZERO, Vector::new(50.0, 0.0))),
+            Vector::ZERO
+        );
+    }
+
+    #[test]
+    fn near_an_edge_the_push_grows_with_depth() {
+        // Half width 200, margin 50: the soft wall starts at x = 150.
+        let arena = Containment::rectangle(Vector::ZERO, Vector::new(400.0, 400.0));
+        let shallow = force(&arena, &agent(Vector::new(160.0, 0.0), Vector::ZERO));
+        assert!(
+            (shallow - Vector::new(-400.0, 0.0)).length() < 1e-3,
+            "{shallow}"
+        );
+        let deep = force(&arena, &agent(Vector::new(190.0, 0.0), Vector::ZERO));
+        assert!((deep - Vector::new(-1600.0, 0.0)).length() < 1e-3, "{deep}");
+        // Outside: at most twice the strength, plus the outward speed taken away.
+        let out = force(
+            &arena,
+            &agent(Vector::new(900.0, 0.0), Vector::new(30.0, 0.0)),
+        );
+        assert!((out - Vector::new(-4030.0, 0.0)).length() < 1e-3, "{out}");
+    }
+
+    #[test]
+    fn the_look_ahead_reacts_before_the_agent_is_near() {
+        // At x = 100 heading out at 200 per second: in half a second at 200, 50 into the wall.
+        let arena = Containment::rectangle(Vector::ZERO, Vector::new(400.0, 400.0));
+        let force = force(
+            &arena,
+            &agent(Vector::new(100.0, 0.0), Vector::new(200.0, 0.0)),
+        );
+        assert!(
+            (force - Vector::new(-2200.0, 0.0)).length() < 1e-3,
+            "{force}"
+        );
+    }
+
+    #[test]
+    fn a_circle_pushes_towards_its_centre() {
+        let arena = Containment::circle(Vector::new(10.0, 10.0), 100.0);
+        let force = force(&arena, &agent(Vector::new(10.0, 100.0), Vector::ZERO));
+        assert!(force.x.abs() < 1e-3 && force.y < 0.0, "{force}");
+    }
+
+    #[test]
+    fn bad_shapes_are_reported_and_numbers_stay_finite() {
+        let bad = Containment::circle(Vector::ZERO, f32::NAN);
+        assert_eq!(
+            bad.force(&agent(Vector::ZERO, Vector::ZERO), |_| None),
+            Err(NoTarget::NonFinite)
+        );
+        let wall = Containment::within(
+            Vector::ZERO,
+            ObstacleShape::Segment {
+                end: Vector::new(10.0, 0.0),
+            },
+        );
+        assert_eq!(
+            force(&wall, &agent(Vector::ZERO, Vector::ZERO)),
+            Vector::ZERO
+        );
+        let mut odd = Containment::rectangle(Vector::ZERO, Vector::new(100.0, 100.0));
+        odd.margin = f32::NAN;
+        odd.look_ahead_time = f32::INFINITY;
+        let force = force(&odd, &agent(Vector::new(60.0, 0.0), Vector::new(5.0, 0.0)));
+        assert!(force.is_finite() && force.x < 0.0, "{force}");
+    }
+}
