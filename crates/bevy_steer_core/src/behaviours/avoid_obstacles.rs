@@ -14,6 +14,43 @@ use crate::tunable::{DISTANCE, FRACTION, Tunable, WEIGHT};
 /// The most points a look-ahead is tested at.
 const MOST_SAMPLES: usize = 16;
 
+/// How many steps sideways [`way_round`] looks for free room.
+const WAY_ROUND_STEPS: usize = 8;
+
+/// How far to the side of `point`, along `side`, an agent needing `room` finds itself clear of
+/// every obstacle: probes in steps of twice the room (at least 8), up to [`WAY_ROUND_STEPS`];
+/// `f32::INFINITY` when all are blocked.
+fn way_round(index: &ObstacleIndex, point: Vector, side: Vector, room: f32) -> f32 {
+    let step = (room * 2.0).max(8.0);
+    (1..=WAY_ROUND_STEPS)
+        .map(|k| k as f32 * step)
+        .find(|&distance| clearance_at(index, point + side * distance, room) >= room)
+        .unwrap_or(f32::INFINITY)
+}
+
+/// The sum of the outward normals at `point` of the obstacles nearer than `room` to it (at least 1
+/// unit of reach), each weighted by how much nearer.
+fn normal_at(index: &ObstacleIndex, point: Vector, room: f32) -> Vector {
+    let reach = room.max(1.0);
+    let mut normal = Vector::ZERO;
+    index.for_each_near(point - reach, point + reach, |obstacle| {
+        let distance = obstacle.shape.signed_distance(obstacle.position, point);
+        if distance < reach {
+            normal += obstacle.shape.outward_normal(obstacle.position, point) * (reach - distance);
+        }
+    });
+    normal
+}
+
+/// The distance from `point` to the nearest obstacle within `room` of it (`room` when none is).
+fn clearance_at(index: &ObstacleIndex, point: Vector, room: f32) -> f32 {
+    let mut clearance = room;
+    index.for_each_near(point - room, point + room, |obstacle| {
+        clearance = clearance.min(obstacle.shape.signed_distance(obstacle.position, point));
+    });
+    clearance
+}
+
 /// Steer round [`Obstacle`](crate::obstacles::Obstacle)s, as the Collision Avoidance tutorial does,
 /// and further.
 ///
@@ -199,7 +236,11 @@ impl AvoidObstacles {
         let IndexedObstacle {
             position, shape, ..
         } = threat.obstacle;
-        let mut normal = shape.outward_normal(position, threat.point);
+        // Out of everything within reach of the contact, the nearer the more: out of a corner, not
+        // just out of one of its walls.
+        let mut normal = normal_at(index, threat.point, self.room())
+            .try_normalize()
+            .unwrap_or_else(|| shape.outward_normal(position, threat.point));
         if normal == Vector::ZERO {
             // On a wall's line or at a circle's centre: back the way it came.
             normal = if heading == Vector::ZERO {
@@ -208,21 +249,36 @@ impl AvoidObstacles {
                 -heading
             };
         }
-        // Turn aside: the normal's part across the heading, or, head-on, the side with more room.
+        // Turn aside, to the side with the shorter way round (the normal's own side on a tie, then
+        // the left), so that the agent slides along a wall instead of stopping in front of it;
+        // back out when already too near.
         let across = normal - heading * normal.dot(heading);
-        let side = if forces::length(across) > 0.1 {
-            forces::direction_or_zero(across)
+        let left = if heading == Vector::ZERO {
+            normal.perp()
         } else {
-            let left = heading.perp();
-            let room = self.room().max(1.0) * 2.0;
-            let free = |side: Vector| shape.signed_distance(position, threat.point + side * room);
-            if free(-left) > free(left) {
-                -left
-            } else {
-                left
+            heading.perp()
+        };
+        let room = self.room();
+        let (to_left, to_right) = (
+            way_round(index, threat.point, left, room),
+            way_round(index, threat.point, -left, room),
+        );
+        let side = if threat.along == 0.0 {
+            // Already too near: straight back out.
+            Vector::ZERO
+        } else {
+            match to_left.total_cmp(&to_right) {
+                core::cmp::Ordering::Less => left,
+                core::cmp::Ordering::Greater => -left,
+                core::cmp::Ordering::Equal if across.dot(left) < 0.0 => -left,
+                core::cmp::Ordering::Equal => left,
             }
         };
-        let push = forces::direction_or_zero(normal + side) * self.strength;
+        // Mostly aside while the contact is far ahead, back out as well as it nears.
+        let push = forces::direction_or_zero(side + normal * (1.0 - threat.along))
+            .try_normalize()
+            .unwrap_or(normal)
+            * self.strength;
         let brake = -heading * (self.strength * self.braking * (1.0 - threat.along));
         push + brake
     }

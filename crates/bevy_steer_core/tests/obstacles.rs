@@ -1,0 +1,265 @@
+//! Obstacle avoidance and containment through the ECS.
+
+mod common;
+
+use bevy::prelude::*;
+use bevy_steer_core::prelude::*;
+use common::*;
+use rand::rngs::Xoshiro128PlusPlus;
+use rand::{RngExt, SeedableRng};
+
+/// The agents' own radius in these scenes: the clearance they keep.
+const AGENT_RADIUS: f32 = 8.0;
+
+fn avoid() -> AvoidObstacles {
+    AvoidObstacles::new(100.0, AGENT_RADIUS)
+}
+
+fn wall(app: &mut App, from: Vec2, to: Vec2) {
+    app.world_mut().spawn(Obstacle::wall(from, to));
+}
+
+/// How far inside an obstacle the agent's centre is (positive inside), the deepest one.
+fn depth_inside(app: &mut App, point: Vec2) -> f32 {
+    let mut obstacles = app.world_mut().query::<(&Obstacle, &Transform)>();
+    obstacles
+        .iter(app.world())
+        .map(|(obstacle, transform)| {
+            -obstacle
+                .shape
+                .signed_distance(transform.translation.truncate(), point)
+        })
+        .fold(f32::NEG_INFINITY, f32::max)
+}
+
+#[test]
+fn an_agent_driven_head_on_into_a_wall_gets_round_it() {
+    let mut app = create_app(60.0);
+    // A wall across the way from (200, -150) to (200, 150); the target is straight behind it.
+    wall(&mut app, Vec2::new(200.0, -150.0), Vec2::new(200.0, 150.0));
+    let agent = spawn(
+        &mut app,
+        (
+            at(0.0, 0.0),
+            Velocity(Vec2::new(180.0, 0.0)),
+            Seek::new(Vec2::new(400.0, 0.0)),
+            avoid(),
+        ),
+    );
+    // Crossing the wall would bring the agent within a step's travel (3 units) of it.
+    let mut nearest = f32::INFINITY;
+    step_checking(&mut app, 60 * 12, |app, _| {
+        let position = position(app, agent);
+        nearest = nearest.min(-depth_inside(app, position));
+    });
+    assert!(
+        nearest > AGENT_RADIUS / 2.0,
+        "came within {nearest} of the wall"
+    );
+    let end = position(&app, agent);
+    assert!(
+        end.distance(Vec2::new(400.0, 0.0)) < 20.0,
+        "got round the wall to the target: at {end} after 12 s"
+    );
+    assert!(problems(&app, agent).is_empty());
+}
+
+#[test]
+fn an_agent_driven_into_a_corner_gets_out() {
+    let mut app = create_app(60.0);
+    // Two walls meeting at (200, 200), the corner open towards the agent.
+    wall(&mut app, Vec2::new(200.0, 200.0), Vec2::new(-100.0, 200.0));
+    wall(&mut app, Vec2::new(200.0, 200.0), Vec2::new(200.0, -100.0));
+    let agent = spawn(
+        &mut app,
+        (
+            at(0.0, 0.0),
+            Velocity(Vec2::new(127.0, 127.0)),
+            MaxSpeed(180.0),
+            avoid(),
+        ),
+    );
+    // Crossing a wall would bring the agent within a step's travel (3 units) of it.
+    let mut nearest = f32::INFINITY;
+    step_checking(&mut app, 60 * 6, |app, _| {
+        let position = position(app, agent);
+        nearest = nearest.min(-depth_inside(app, position));
+    });
+    assert!(
+        nearest > AGENT_RADIUS / 2.0,
+        "came within {nearest} of a wall"
+    );
+    let end = position(&app, agent);
+    let corner = Vec2::new(200.0, 200.0);
+    assert!(
+        end.distance(corner) > 100.0,
+        "still in the corner: at {end} after 6 s"
+    );
+    let away = velocity(&app, agent).dot(end - corner);
+    assert!(
+        away > 0.0,
+        "not moving away from the corner: {}",
+        velocity(&app, agent)
+    );
+}
+
+/// A scene of 200 agents wandering among 50 obstacles inside a containment area, stepped
+/// `steps` times. Returns the number of steps in which some agent's centre was inside an obstacle,
+/// and the deepest it was.
+fn crowded_field(steps: u32) -> (u32, f32) {
+    let mut app = create_app(60.0);
+    let mut rng = Xoshiro128PlusPlus::seed_from_u64(3);
+    let arena = Vec2::new(1600.0, 1200.0);
+    let mut placed: Vec<(Vec2, f32)> = Vec::new();
+    while placed.len() < 50 {
+        let centre = Vec2::new(
+            rng.random_range(-700.0..700.0),
+            rng.random_range(-500.0..500.0),
+        );
+        let size = rng.random_range(15.0..45.0);
+        if placed
+            .iter()
+            .all(|(other, other_size)| centre.distance(*other) > size + other_size + 40.0)
+        {
+            placed.push((centre, size));
+            let obstacle = if placed.len() % 2 == 0 {
+                Obstacle::circle(size)
+            } else {
+                Obstacle::rectangle(Vec2::splat(size * 1.6))
+            };
+            app.world_mut().spawn((obstacle, at(centre.x, centre.y)));
+        }
+    }
+    let mut agents = 0;
+    while agents < 200 {
+        let start = Vec2::new(
+            rng.random_range(-750.0..750.0),
+            rng.random_range(-550.0..550.0),
+        );
+        if placed
+            .iter()
+            .all(|(centre, size)| start.distance(*centre) > size * 1.5 + 2.0 * AGENT_RADIUS)
+        {
+            let heading = Vec2::from_angle(rng.random_range(0.0..core::f32::consts::TAU));
+            spawn(
+                &mut app,
+                (
+                    at(start.x, start.y),
+                    Velocity(heading * 100.0),
+                    MaxSpeed(150.0),
+                    MaxForce(1500.0),
+                    Wander::default().with_angle(heading.to_angle()),
+                    avoid(),
+                    Containment::rectangle(Vec2::ZERO, arena),
+                ),
+            );
+            agents += 1;
+        }
+    }
+    let mut steps_inside = 0;
+    let mut deepest = f32::NEG_INFINITY;
+    let mut positions = app
+        .world_mut()
+        .query_filtered::<&Transform, With<AvoidObstacles>>();
+    for _ in 0..steps {
+        app.update();
+        let points: Vec<Vec2> = positions
+            .iter(app.world())
+            .map(|transform| transform.translation.truncate())
+            .collect();
+        let depth = points
+            .iter()
+            .map(|&point| depth_inside(&mut app, point))
+            .fold(f32::NEG_INFINITY, f32::max);
+        deepest = deepest.max(depth);
+        if depth > 0.0 {
+            steps_inside += 1;
+        }
+        assert!(points.iter().all(|point| point.is_finite()));
+    }
+    (steps_inside, deepest)
+}
+
+#[test]
+fn two_hundred_agents_among_fifty_obstacles_stay_out_of_them() {
+    let (steps_inside, deepest) = crowded_field(10_000);
+    println!("steps with an agent inside an obstacle: {steps_inside} of 10 000, deepest {deepest}");
+    assert_eq!(
+        steps_inside, 0,
+        "{steps_inside} of 10 000 steps had an agent inside an obstacle (deepest {deepest})"
+    );
+}
+
+#[test]
+fn containment_keeps_fast_agents_in_the_arena() {
+    let mut app = create_app(60.0);
+    let arena = Containment::rectangle(Vec2::ZERO, Vec2::new(400.0, 300.0));
+    let agents: Vec<Entity> = (0..20)
+        .map(|index| {
+            let heading = Vec2::from_angle(index as f32 * 0.9);
+            spawn(
+                &mut app,
+                (
+                    at(0.0, 0.0),
+                    Velocity(heading * 200.0),
+                    MaxSpeed(200.0),
+                    MaxForce(3000.0),
+                    Wander::default(),
+                    arena,
+                ),
+            )
+        })
+        .collect();
+    let mut farthest = Vec2::ZERO;
+    step_checking(&mut app, 60 * 20, |app, _| {
+        for &agent in &agents {
+            farthest = farthest.max(position(app, agent).abs());
+        }
+    });
+    assert!(
+        farthest.x < 200.0 && farthest.y < 150.0,
+        "an agent reached {farthest}, outside the 400 x 300 arena"
+    );
+}
+
+#[test]
+fn bad_obstacles_and_agents_inside_are_safe() {
+    let mut app = create_app(60.0);
+    for obstacle in [
+        Obstacle::circle(f32::NAN),
+        Obstacle::circle(-5.0),
+        Obstacle::rectangle(Vec2::new(f32::INFINITY, 10.0)),
+        Obstacle::segment(Vec2::new(f32::NAN, 0.0)),
+    ] {
+        app.world_mut().spawn((obstacle, at(0.0, 0.0)));
+    }
+    app.world_mut()
+        .spawn((Obstacle::circle(20.0), at(f32::NAN, 0.0)));
+    // A real obstacle with agents starting inside it, one at its very centre and standing still.
+    app.world_mut()
+        .spawn((Obstacle::circle(50.0), at(300.0, 0.0)));
+    let inside = spawn(&mut app, (at(300.0, 0.0), avoid()));
+    let moving = spawn(
+        &mut app,
+        (at(320.0, 10.0), Velocity(Vec2::new(50.0, 0.0)), avoid()),
+    );
+    let odd = spawn(
+        &mut app,
+        (
+            at(0.0, 0.0),
+            Velocity(Vec2::new(50.0, 0.0)),
+            AvoidObstacles::new(f32::NAN, f32::INFINITY),
+        ),
+    );
+    step_checking(&mut app, 60 * 5, |app, _| assert_agents_sane(app));
+    for agent in [inside, moving] {
+        let end = position(&app, agent);
+        assert!(
+            end.distance(Vec2::new(300.0, 0.0)) > 50.0,
+            "still inside the obstacle: {end}"
+        );
+    }
+    assert!(position(&app, odd).is_finite());
+    let index = app.world().resource::<ObstacleIndex>();
+    assert_eq!(index.obstacles().len(), 1, "the bad obstacles are left out");
+}
