@@ -122,7 +122,7 @@ fn crowded_field(steps: u32) -> (u32, f32) {
             .all(|(other, other_size)| centre.distance(*other) > size + other_size + 40.0)
         {
             placed.push((centre, size));
-            let obstacle = if placed.len() % 2 == 0 {
+            let obstacle = if placed.len().is_multiple_of(2) {
                 Obstacle::circle(size)
             } else {
                 Obstacle::rectangle(Vec2::splat(size * 1.6))
