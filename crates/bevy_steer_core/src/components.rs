@@ -106,6 +106,35 @@ impl MaxForce {
 #[require(Transform, Velocity, Mass, MaxSpeed, MaxForce, ReportedProblems)]
 pub struct Steering(pub Vec2);
 
+/// How an agent's behaviours' forces are combined into its [`Steering`]. Without this component:
+/// [`WeightedSum`](Self::WeightedSum).
+///
+/// Behaviours add their forces in priority order, the order their systems run in: obstacle
+/// avoidance, containment, path following, then wander, seek, flee, pursue, evade, leader
+/// following, then your own behaviours and the neighbour behaviours in registration order. The
+/// result is the same whatever the thread count.
+#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[reflect(Component, Default, Debug, PartialEq, Hash, Clone)]
+pub enum SteeringCombination {
+    /// The weighted forces add up; integration truncates the sum to [`MaxForce`] (the tutorials'
+    /// movement manager). A strong force can be drowned by the sum of the others.
+    #[default]
+    WeightedSum,
+    /// Reynolds' prioritised allocation: each behaviour in priority order gets what is left of the
+    /// [`MaxForce`] budget (the budget less the length of the forces added so far), its force
+    /// shortened to fit; once the budget is spent, lower priorities add nothing. So avoidance wins
+    /// when it needs the whole force, and the others share what it leaves.
+    Prioritised,
+}
+
+impl SteeringCombination {
+    /// The force budget a behaviour's force must fit in for an agent with this combination and
+    /// `max_force`: `None` for a weighted sum.
+    pub fn budget(combination: Option<&Self>, max_force: MaxForce) -> Option<f32> {
+        matches!(combination, Some(Self::Prioritised)).then(|| max_force.effective())
+    }
+}
+
 /// Turns the agent about the z axis so that its `local_forward` axis points along its velocity.
 ///
 /// An agent at rest keeps its last orientation.

@@ -82,7 +82,9 @@ pub mod prelude {
         NeighbourBehaviour, NoTarget, Pursue, Queue, Seek, Separation, SeparationMethod,
         SteeringBehaviour, Target, TargetState, Wander, WanderFrame, WanderMethod, target_state,
     };
-    pub use crate::components::{FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, Velocity};
+    pub use crate::components::{
+        FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, SteeringCombination, Velocity,
+    };
     pub use crate::events::{Arrived, TargetLost};
     pub use crate::obstacles::{Obstacle, ObstacleIndex, ObstacleShape};
     pub use crate::plugin::{

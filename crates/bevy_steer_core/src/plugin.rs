@@ -15,7 +15,9 @@ use crate::behaviours::{
     Target, Wander, WanderFrame, WanderMethod, apply_avoid_obstacles, apply_queue,
     avoid_obstacles_forces,
 };
-use crate::components::{FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, Velocity};
+use crate::components::{
+    FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, SteeringCombination, Velocity,
+};
 use crate::events::{Arrived, TargetLost};
 use crate::obstacles::{Obstacle, ObstacleIndex, ObstacleShape, rebuild_obstacle_index};
 use crate::problems::{BehaviourKind, Problem, ReportedProblems};
@@ -163,6 +165,7 @@ impl Plugin for SteeringPlugin {
             .register_type::<Wander>()
             .register_type::<AvoidObstacles>()
             .register_type::<Containment>()
+            .register_type::<SteeringCombination>()
             .register_type::<Obstacle>()
             .register_type::<ObstacleShape>()
             .register_type::<WanderFrame>()
@@ -205,6 +208,16 @@ impl Plugin for SteeringPlugin {
                 ),
             )
             .add_systems(PreStartup, report_misplaced_steering_systems);
+        // Registration order is priority order (see `SteeringCombination::Prioritised`): keeping
+        // clear of obstacles and inside the arena first.
+        register_behaviour(
+            app,
+            BehaviourKind::AVOID_OBSTACLES,
+            [TypeId::of::<AvoidObstacles>(); 2],
+            (avoid_obstacles_forces, None),
+            apply_avoid_obstacles,
+        );
+        app.add_steering_behaviour::<Containment>();
         register_behaviour(
             app,
             BehaviourKind::WANDER,
@@ -217,14 +230,6 @@ impl Plugin for SteeringPlugin {
             .add_steering_behaviour::<Pursue>()
             .add_steering_behaviour::<Evade>()
             .add_steering_behaviour::<FollowLeader>();
-        register_behaviour(
-            app,
-            BehaviourKind::AVOID_OBSTACLES,
-            [TypeId::of::<AvoidObstacles>(); 2],
-            (avoid_obstacles_forces, None),
-            apply_avoid_obstacles,
-        );
-        app.add_steering_behaviour::<Containment>();
     }
 }
 

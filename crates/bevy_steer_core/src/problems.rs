@@ -49,16 +49,17 @@ impl BehaviourKind {
     pub const CONTAINMENT: Self = Self::of::<crate::behaviours::Containment>();
 
     /// The built-in behaviours that act on every agent that has them, in the order their systems
-    /// add forces. (The neighbour behaviours are registered per marker.)
+    /// add forces, which is also their priority order. (The neighbour behaviours are registered per
+    /// marker.)
     pub const BUILT_IN: [Self; 8] = [
+        Self::AVOID_OBSTACLES,
+        Self::CONTAINMENT,
         Self::WANDER,
         Self::SEEK,
         Self::FLEE,
         Self::PURSUE,
         Self::EVADE,
         Self::FOLLOW_LEADER,
-        Self::AVOID_OBSTACLES,
-        Self::CONTAINMENT,
     ];
 
     /// The kind named `name`.

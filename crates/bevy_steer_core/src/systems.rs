@@ -17,7 +17,9 @@ use crate::behaviours::{
     Alignment, ArrivalState, Cohesion, NeighbourBehaviour, NoTarget, Seek, Separation,
     SteeringBehaviour, TargetState, Wander,
 };
-use crate::components::{FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, Velocity};
+use crate::components::{
+    FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, SteeringCombination, Velocity,
+};
 use crate::events::{Arrived, TargetLost, announce};
 use crate::forces::{self, Boid};
 use crate::lanes::{self, LANES, Vec2x4, lanes_of};
@@ -47,21 +49,25 @@ pub fn boid(transform: &Transform, velocity: &Velocity, max_speed: &MaxSpeed) ->
 }
 
 /// Adds `force * weight` to the agent's steering, or drops it and returns the problem when it is
-/// not finite.
+/// not finite. With a `budget` (prioritised combination), the force is shortened to what is left
+/// of it after the forces added so far, and nothing is added once it is spent.
 #[inline]
 fn add_weighted_force(
     steering: &mut Steering,
     kind: BehaviourKind,
     force: Vec2,
     weight: f32,
+    budget: Option<f32>,
 ) -> Option<Problem> {
     let weighted = force * weight;
-    if weighted.is_finite() {
-        steering.0 += weighted;
-        None
-    } else {
-        Some(Problem::NonFiniteForce(kind))
+    if !weighted.is_finite() {
+        return Some(Problem::NonFiniteForce(kind));
     }
+    steering.0 += match budget {
+        None => weighted,
+        Some(budget) => forces::truncate(weighted, budget - forces::length(steering.0)),
+    };
+    None
 }
 
 /// Agents one task steps at least: fewer cost more in scheduling than they save.
@@ -139,6 +145,43 @@ struct AgentRow<'a> {
     rows: Rows,
     row: usize,
     reported: &'a ReportedProblems,
+    /// The force budget of a prioritised agent.
+    budget: Option<f32>,
+}
+
+/// The columns the force budget of prioritised agents comes from, for a run of rows.
+#[derive(Clone, Copy)]
+struct Budgets<'a> {
+    max_forces: &'a [MaxForce],
+    combinations: Option<&'a [SteeringCombination]>,
+}
+
+/// The query column of [`Budgets`].
+type BudgetColumns = (&'static MaxForce, Option<&'static SteeringCombination>);
+
+impl<'a> Budgets<'a> {
+    fn new(
+        (max_forces, combinations): (&'a [MaxForce], Option<&'a [SteeringCombination]>),
+    ) -> Self {
+        Self {
+            max_forces,
+            combinations,
+        }
+    }
+
+    /// The rows of `range`.
+    fn rows(self, range: core::ops::Range<usize>) -> Self {
+        Self {
+            max_forces: &self.max_forces[range.clone()],
+            combinations: self.combinations.map(|combinations| &combinations[range]),
+        }
+    }
+
+    /// The budget of the agent in `row`: `None` unless it is prioritised.
+    fn at(self, row: usize) -> Option<f32> {
+        let combination = self.combinations.map(|combinations| &combinations[row]);
+        SteeringCombination::budget(combination, self.max_forces[row])
+    }
 }
 
 /// Settles one behaviour's weighted force on one agent, the same way in every stepping loop: adds
@@ -155,9 +198,10 @@ fn settle(
         rows,
         row,
         reported,
+        budget,
     } = agent;
     let problem = match force {
-        Ok(force) => add_weighted_force(steering, kind, force, 1.0),
+        Ok(force) => add_weighted_force(steering, kind, force, 1.0, budget),
         Err(NoTarget::Missing(target)) => {
             // Always passed on, whether or not it was logged before: the target is forgotten and
             // announced after the pass.
@@ -227,6 +271,7 @@ pub(crate) type BehaviourAgents<'w, 's, B, F = ()> = Query<
         &'static MaxSpeed,
         &'static mut Steering,
         &'static mut ReportedProblems,
+        BudgetColumns,
     ),
     F,
 >;
@@ -258,9 +303,12 @@ pub(crate) fn step_agents<B, F>(
     };
     let mut tables: Vec<_> = tables.collect();
     let mut jobs = Vec::new();
-    for (table, (entities, behaviours, transforms, velocities, max_speeds, steering, problems)) in
-        tables.iter_mut().enumerate()
+    for (
+        table,
+        (entities, behaviours, transforms, velocities, max_speeds, steering, problems, budgets),
+    ) in tables.iter_mut().enumerate()
     {
+        let budgets = Budgets::new(*budgets);
         // Read here; written (and marked changed) only when a target is forgotten.
         let behaviours = &*behaviours.bypass_change_detection();
         // Steering is the plugin's own per-step scratch: no change ticks for it.
@@ -276,13 +324,24 @@ pub(crate) fn step_agents<B, F>(
                 &velocities[range.clone()],
                 &max_speeds[range.clone()],
                 steering,
-                &problems[range],
+                &problems[range.clone()],
+                budgets.rows(range),
             ));
         }
     }
     let findings = run_jobs(
         jobs,
-        |(rows, entities, behaviours, transforms, velocities, max_speeds, steering, problems),
+        |(
+            rows,
+            entities,
+            behaviours,
+            transforms,
+            velocities,
+            max_speeds,
+            steering,
+            problems,
+            budgets,
+        ),
          found| {
             let mut scratch = NeighbourScratch::default();
             for row in 0..rows.len {
@@ -294,6 +353,7 @@ pub(crate) fn step_agents<B, F>(
                         rows,
                         row,
                         reported: &problems[row],
+                        budget: budgets.at(row),
                     };
                     settle(force, kind, &mut steering[row], agent_row, found);
                 }
@@ -301,7 +361,7 @@ pub(crate) fn step_agents<B, F>(
         },
     );
     for finding in findings {
-        let (entities, behaviours, .., problems) = &mut tables[finding.table];
+        let (entities, behaviours, .., problems, _) = &mut tables[finding.table];
         let entity = entities[finding.row];
         record(problems, entity, finding);
         if let Some(target) = finding.lost_target {
@@ -473,6 +533,7 @@ type FlockAgents<'w, 's, M> = Query<
         &'static MaxSpeed,
         &'static mut Steering,
         &'static mut ReportedProblems,
+        BudgetColumns,
     ),
     (
         With<M>,
@@ -538,9 +599,11 @@ pub fn apply_flocking<M: Component>(
             max_speeds,
             steering,
             problems,
+            budgets,
         ),
     ) in tables.iter_mut().enumerate()
     {
+        let budgets = Budgets::new(*budgets);
         let steering = steering.bypass_change_detection();
         let per_task = agents_per_task(steering.len());
         for (rows, steering) in chunked(table, per_task, steering) {
@@ -558,13 +621,25 @@ pub fn apply_flocking<M: Component>(
                 &velocities[range.clone()],
                 &max_speeds[range.clone()],
                 steering,
-                &problems[range],
+                &problems[range.clone()],
+                budgets.rows(range),
             ));
         }
     }
     let findings = run_jobs(
         jobs,
-        |(rows, entities, rules, transforms, velocities, max_speeds, steering, problems), found| {
+        |(
+            rows,
+            entities,
+            rules,
+            transforms,
+            velocities,
+            max_speeds,
+            steering,
+            problems,
+            budgets,
+        ),
+         found| {
             let mut scratch = NeighbourScratch::default();
             for row in 0..rows.len {
                 let agent = boid(&transforms[row], &velocities[row], &max_speeds[row]);
@@ -586,6 +661,7 @@ pub fn apply_flocking<M: Component>(
                     rows,
                     row,
                     reported: &problems[row],
+                    budget: budgets.at(row),
                 };
                 let steering = &mut steering[row];
                 settle_rule(separation, &agent, &mut scratch, steering, agent_row, found);
@@ -595,7 +671,7 @@ pub fn apply_flocking<M: Component>(
         },
     );
     for finding in findings {
-        let (entities, .., problems) = &mut tables[finding.table];
+        let (entities, .., problems, _) = &mut tables[finding.table];
         record(problems, entities[finding.row], finding);
     }
 }
@@ -660,6 +736,7 @@ pub fn apply_wander(
         &MaxSpeed,
         &mut Steering,
         &mut ReportedProblems,
+        BudgetColumns,
     )>,
     mut logged_not_dense: Local<bool>,
 ) {
@@ -669,9 +746,12 @@ pub fn apply_wander(
     };
     let mut tables: Vec<_> = tables.collect();
     let mut jobs = Vec::new();
-    for (table, (_, wanders, rngs, transforms, velocities, max_speeds, steering, problems)) in
-        tables.iter_mut().enumerate()
+    for (
+        table,
+        (_, wanders, rngs, transforms, velocities, max_speeds, steering, problems, budgets),
+    ) in tables.iter_mut().enumerate()
     {
+        let budgets = Budgets::new(*budgets);
         // Steering, the random state and the wander angle are the plugin's own per-step scratch:
         // marking them changed every step would tell no system anything.
         let wanders = wanders.bypass_change_detection();
@@ -690,13 +770,15 @@ pub fn apply_wander(
                 &velocities[range.clone()],
                 &max_speeds[range.clone()],
                 steering,
-                &problems[range],
+                &problems[range.clone()],
+                budgets.rows(range),
             ));
         }
     }
     let findings = run_jobs(
         jobs,
-        |(rows, wanders, rngs, transforms, velocities, max_speeds, steering, problems), found| {
+        |(rows, wanders, rngs, transforms, velocities, max_speeds, steering, problems, budgets),
+         found| {
             for (start, group) in lanes::groups(rows.len) {
                 let on_lanes = (group.len() == LANES
                     && wanders[group.clone()].iter().all(Wander::is_world_circle))
@@ -727,9 +809,14 @@ pub fn apply_wander(
                         }
                     };
                     let weight = wander.weight;
-                    if let Some(problem) =
-                        add_weighted_force(&mut steering[row], BehaviourKind::WANDER, force, weight)
-                        && !problems[row].contains(problem)
+                    let budget = budgets.at(row);
+                    if let Some(problem) = add_weighted_force(
+                        &mut steering[row],
+                        BehaviourKind::WANDER,
+                        force,
+                        weight,
+                        budget,
+                    ) && !problems[row].contains(problem)
                     {
                         found.push(rows.finding(row, problem));
                     }
@@ -738,7 +825,7 @@ pub fn apply_wander(
         },
     );
     for finding in findings {
-        let (entities, .., problems) = &mut tables[finding.table];
+        let (entities, .., problems, _) = &mut tables[finding.table];
         record(problems, entities[finding.row], finding);
     }
 }

@@ -106,7 +106,7 @@ fn an_agent_driven_into_a_corner_gets_out() {
 /// A scene of 200 agents wandering among 50 obstacles inside a containment area, stepped
 /// `steps` times. Returns the number of steps in which some agent's centre was inside an obstacle,
 /// and the deepest it was.
-fn crowded_field(steps: u32) -> (u32, f32) {
+fn crowded_field(steps: u32, combination: SteeringCombination) -> (u32, f32) {
     let mut app = create_app(60.0);
     let mut rng = Xoshiro128PlusPlus::seed_from_u64(3);
     let arena = Vec2::new(1600.0, 1200.0);
@@ -151,6 +151,7 @@ fn crowded_field(steps: u32) -> (u32, f32) {
                     Wander::default().with_angle(heading.to_angle()),
                     avoid(),
                     Containment::rectangle(Vec2::ZERO, arena),
+                    combination,
                 ),
             );
             agents += 1;
@@ -181,12 +182,58 @@ fn crowded_field(steps: u32) -> (u32, f32) {
 }
 
 #[test]
-fn two_hundred_agents_among_fifty_obstacles_stay_out_of_them() {
-    let (steps_inside, deepest) = crowded_field(10_000);
-    println!("steps with an agent inside an obstacle: {steps_inside} of 10 000, deepest {deepest}");
-    assert_eq!(
-        steps_inside, 0,
-        "{steps_inside} of 10 000 steps had an agent inside an obstacle (deepest {deepest})"
+fn two_hundred_agents_among_fifty_obstacles_stay_out_of_them_with_or_without_priorities() {
+    for combination in [
+        SteeringCombination::WeightedSum,
+        SteeringCombination::Prioritised,
+    ] {
+        let (steps_inside, deepest) = crowded_field(10_000, combination);
+        println!(
+            "{combination:?}: steps with an agent inside an obstacle: {steps_inside} of 10 000, \
+             deepest {deepest}"
+        );
+        assert_eq!(
+            steps_inside, 0,
+            "{combination:?}: {steps_inside} of 10 000 steps had an agent inside an obstacle \
+             (deepest {deepest})"
+        );
+    }
+}
+
+#[test]
+fn prioritised_behaviours_fill_the_force_budget_in_order() {
+    // Containment (first in priority) pushes left; seek (later) pulls up. Max force 600.
+    let run = |x: f32, combination: SteeringCombination| {
+        let mut app = create_app(60.0);
+        let agent = spawn(
+            &mut app,
+            (
+                at(x, 0.0),
+                MaxSpeed(180.0),
+                MaxForce(600.0),
+                Containment::rectangle(Vec2::ZERO, Vec2::new(400.0, 400.0)),
+                Seek::new(Vec2::new(x, 1000.0)).with_slowing_radius(0.0),
+                combination,
+            ),
+        );
+        step(&mut app, 1);
+        velocity(&app, agent) * 60.0
+    };
+    // Deep in the soft wall: containment wants 1600, more than the budget, and takes all of it.
+    let prioritised = run(190.0, SteeringCombination::Prioritised);
+    assert!(
+        (prioritised - Vec2::new(-600.0, 0.0)).length() < 1e-2,
+        "{prioritised}"
+    );
+    // Summed, seek's 180 up still counts: the sum (-1600, 180) is truncated as a whole.
+    let summed = run(190.0, SteeringCombination::WeightedSum);
+    let expected = Vec2::new(-1600.0, 180.0).normalize() * 600.0;
+    assert!((summed - expected).length() < 1e-2, "{summed}");
+    // Shallow: containment takes 400, and seek's 180 fits in the 200 left.
+    let shared = run(160.0, SteeringCombination::Prioritised);
+    assert!(
+        (shared - Vec2::new(-400.0, 180.0)).length() < 1e-2,
+        "{shared}"
     );
 }
 
