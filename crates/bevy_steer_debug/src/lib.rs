@@ -23,9 +23,11 @@ use bevy::color::palettes::css;
 use bevy::ecs::system::SystemState;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
-use bevy_steer_core::behaviours::{Wander, WanderMethod};
-use bevy_steer_core::components::{Steering, Velocity};
+use bevy_steer_core::behaviours::{AvoidObstacles, Wander, WanderMethod};
+use bevy_steer_core::components::{MaxSpeed, Steering, Velocity};
+use bevy_steer_core::obstacles::{ObstacleIndex, ObstacleShape};
 use bevy_steer_core::problems::BehaviourKind;
+use bevy_steer_core::systems::boid;
 use bevy_steer_core::{SteeringBehaviours, Vector};
 
 /// The gizmo config group of the steering debug drawing, with its own settings.
@@ -42,6 +44,9 @@ pub struct SteeringGizmos {
     /// Whether to draw each neighbour behaviour's neighbourhood (its radius round the agent), in
     /// the behaviour's colour. Default `false`.
     pub neighbourhoods: bool,
+    /// Whether to draw each obstacle-avoiding agent's look-ahead, and the outline of the obstacle
+    /// it is about to touch, with the point of contact. Default `true`.
+    pub look_ahead: bool,
     /// Colour of the velocity arrows. Default white.
     pub velocity_color: Color,
     /// Colours of the behaviours' forces. The built-in ones default to the tutorials' colours:
@@ -59,6 +64,7 @@ impl Default for SteeringGizmos {
             force_scale: 0.1,
             wander_circle: true,
             neighbourhoods: false,
+            look_ahead: true,
             velocity_color: Color::WHITE,
             behaviour_colors: [
                 (BehaviourKind::WANDER, css::GRAY.into()),
@@ -122,7 +128,12 @@ impl Plugin for SteeringDebugPlugin {
     fn build(&self, app: &mut App) {
         app.init_gizmo_group::<SteeringGizmos>().add_systems(
             Update,
-            (draw_velocities, draw_behaviour_forces, draw_wander_circles)
+            (
+                draw_velocities,
+                draw_behaviour_forces,
+                draw_wander_circles,
+                draw_look_aheads,
+            )
                 .run_if(steering_gizmos_enabled),
         );
     }
@@ -212,6 +223,61 @@ fn draw_behaviour_forces(
         }
     }
     gizmos.apply(world);
+}
+
+/// Each obstacle-avoiding agent's look-ahead in the avoidance colour, faint; the obstacle it is
+/// about to touch outlined, and the point of contact.
+fn draw_look_aheads(
+    mut gizmos: Gizmos<SteeringGizmos>,
+    agents: Query<(&AvoidObstacles, &Transform, &Velocity, &MaxSpeed)>,
+    index: Option<Res<ObstacleIndex>>,
+) {
+    let config = gizmos.config_ext.clone();
+    let Some(index) = index.filter(|_| config.look_ahead) else {
+        return;
+    };
+    let color = config.color(BehaviourKind::AVOID_OBSTACLES);
+    for (avoid, transform, velocity, max_speed) in &agents {
+        if !avoid.active() {
+            continue;
+        }
+        let agent = boid(transform, velocity, max_speed);
+        let ahead = avoid.ahead(&agent);
+        if agent.position.is_finite() && ahead.is_finite() {
+            gizmos.line_2d(agent.position, ahead, color.with_alpha(0.4));
+        }
+        if let Some(threat) = avoid.threat(&agent, &index) {
+            outline(
+                &mut gizmos,
+                threat.obstacle.position,
+                threat.obstacle.shape,
+                color,
+            );
+            if threat.point.is_finite() {
+                gizmos.circle_2d(threat.point, 3.0, color);
+            }
+        }
+    }
+}
+
+/// The outline of `shape` placed at `position`.
+fn outline(
+    gizmos: &mut Gizmos<SteeringGizmos>,
+    position: Vector,
+    shape: ObstacleShape,
+    color: Color,
+) {
+    match shape {
+        ObstacleShape::Circle { radius } => {
+            gizmos.circle_2d(position, radius, color);
+        }
+        ObstacleShape::Box { half_size } => {
+            gizmos.rect_2d(position, half_size * 2.0, color);
+        }
+        ObstacleShape::Segment { end } => {
+            gizmos.line_2d(position, position + end, color);
+        }
+    }
 }
 
 /// The tutorial's figure for each wanderer: the circle ahead and the displacement from its centre.

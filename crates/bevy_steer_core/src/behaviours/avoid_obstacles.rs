@@ -72,10 +72,13 @@ fn clearance_at(index: &ObstacleIndex, point: Vector, room: f32) -> f32 {
 ///
 /// The obstacles come from the [`ObstacleIndex`], so only those near the look-ahead cost anything.
 /// Units: `look_ahead` and `clearance` are distances (the tutorial's `MAX_AVOID_AHEAD`, 50 in the
-/// Queue demo and 100 in the author's hockey demo, unchanged); `strength` is a force (the Queue
-/// demo's `AVOID_FORCE = 600` pixels per frame² is 36 000 at 60 frames per second: far above any
-/// usual [`MaxForce`](crate::components::MaxForce), so avoidance takes the whole force budget when
-/// it acts; see also prioritised combination).
+/// Queue demo and 100 in the author's hockey demo, unchanged); `strength` is a force. The Queue
+/// demo's `AVOID_FORCE = 600` pixels per frame² would be 36 000 at 60 frames per second: far above
+/// its `MAX_FORCE`, so that avoidance all but takes the whole force budget when it acts. The
+/// default here, 3 000, does the same against the usual [`MaxForce`](crate::components::MaxForce)
+/// of a few hundred and keeps the debug arrows on the screen; raise it with a larger `MaxForce`,
+/// or give the agent [`SteeringCombination::Prioritised`](crate::components::SteeringCombination),
+/// with which avoidance is served first whatever the strengths.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
 #[reflect(Component, Default, Debug, PartialEq, Clone)]
 #[require(Steering)]
@@ -87,7 +90,7 @@ pub struct AvoidObstacles {
     /// The room the agent keeps round itself: its own radius. Default `12.0`.
     #[reflect(@DISTANCE)]
     pub clearance: f32,
-    /// The avoidance force. Default `36000.0` (the tutorial's `AVOID_FORCE = 600`).
+    /// The avoidance force. Default `3000.0`.
     #[reflect(@Tunable::logarithmic(0.0, 100000.0))]
     pub strength: f32,
     /// Reynolds' braking, as a fraction of `strength` at contact. Default `0.0` (the tutorial's:
@@ -106,7 +109,7 @@ impl Default for AvoidObstacles {
         Self {
             look_ahead: 100.0,
             clearance: 12.0,
-            strength: 36_000.0,
+            strength: 3000.0,
             braking: 0.0,
             weight: 1.0,
             enabled: true,
@@ -366,7 +369,7 @@ mod tests {
         let avoid = AvoidObstacles::default();
         let force = avoid.force(&agent(Vector::ZERO, Vector::new(100.0, 0.0)), &index);
         assert!(force.y < 0.0, "pushed right, away from the circle: {force}");
-        assert!((forces::length(force) - 36_000.0).abs() < 1.0);
+        assert!((forces::length(force) - 3000.0).abs() < 0.1);
     }
 
     #[test]
