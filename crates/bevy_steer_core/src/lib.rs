@@ -77,9 +77,9 @@ pub type Vector = bevy::math::Vec2;
 pub mod prelude {
     pub use crate::Vector;
     pub use crate::behaviours::{
-        Alignment, Cohesion, Evade, Flee, FollowLeader, NeighbourBehaviour, NoTarget, Pursue,
-        Queue, Seek, Separation, SeparationMethod, SteeringBehaviour, Target, TargetState, Wander,
-        WanderFrame, WanderMethod, target_state,
+        Alignment, Cohesion, Evade, Flee, FollowLeader, FollowPath, NeighbourBehaviour, NoTarget,
+        Path, PathMethod, PathMode, Pursue, Queue, Seek, Separation, SeparationMethod,
+        SteeringBehaviour, Target, TargetState, Wander, WanderFrame, WanderMethod, target_state,
     };
     pub use crate::components::{FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, Velocity};
     pub use crate::events::{Arrived, TargetLost};

@@ -10,9 +10,9 @@ use bevy::prelude::*;
 
 use crate::Vector;
 use crate::behaviours::{
-    Alignment, Cohesion, Evade, Flee, FollowLeader, NeighbourBehaviour, Pursue, Queue, Seek,
-    Separation, SeparationMethod, SteeringBehaviour, Target, Wander, WanderFrame, WanderMethod,
-    apply_queue,
+    Alignment, Cohesion, Evade, Flee, FollowLeader, FollowPath, NeighbourBehaviour, Path,
+    PathMethod, PathMode, Pursue, Queue, Seek, Separation, SeparationMethod, SteeringBehaviour,
+    Target, Wander, WanderFrame, WanderMethod, advance_paths, apply_queue,
 };
 use crate::components::{FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, Velocity};
 use crate::events::{Arrived, TargetLost};
@@ -80,10 +80,12 @@ pub enum SteeringSystems {
     /// positions.
     Index,
     /// Your game logic that picks behaviours and targets for this step goes here (the hunter / prey
-    /// example decides who hunts whom here).
+    /// example decides who hunts whom here). The plugin's [`advance_paths`] moves path followers
+    /// on to their next node here too.
     Decide,
     /// The registered behaviours add their forces, always in registration order (the built-in
-    /// ones first: wander, seek, flee, pursuit, evade), so the float sum is the same on every run.
+    /// ones first: wander, seek, flee, pursuit, evade, follow leader, follow path), so the float
+    /// sum is the same on every run.
     Behaviours,
     /// Force systems of your own that are not registered behaviours add into [`Steering`] here,
     /// after the registered ones. Order them among themselves if several touch the same agents, to
@@ -152,6 +154,10 @@ impl Plugin for SteeringPlugin {
             .register_type::<Pursue>()
             .register_type::<Evade>()
             .register_type::<FollowLeader>()
+            .register_type::<FollowPath>()
+            .register_type::<Path>()
+            .register_type::<PathMode>()
+            .register_type::<PathMethod>()
             .register_type::<Queue>()
             .register_type::<Separation>()
             .register_type::<SeparationMethod>()
@@ -187,6 +193,7 @@ impl Plugin for SteeringPlugin {
                 SteeringSchedule,
                 (
                     start_step_clock.before(SteeringSystems::Index),
+                    advance_paths.in_set(SteeringSystems::Decide),
                     announce_lost_targets
                         .after(SteeringSystems::Behaviours)
                         .before(SteeringSystems::CustomForces),
@@ -208,7 +215,8 @@ impl Plugin for SteeringPlugin {
             .add_steering_behaviour::<Flee>()
             .add_steering_behaviour::<Pursue>()
             .add_steering_behaviour::<Evade>()
-            .add_steering_behaviour::<FollowLeader>();
+            .add_steering_behaviour::<FollowLeader>()
+            .add_steering_behaviour::<FollowPath>();
     }
 }
 

@@ -35,6 +35,8 @@ impl BehaviourKind {
 
     /// [`FollowLeader`](crate::behaviours::FollowLeader).
     pub const FOLLOW_LEADER: Self = Self::of::<crate::behaviours::FollowLeader>();
+    /// [`FollowPath`](crate::behaviours::FollowPath).
+    pub const FOLLOW_PATH: Self = Self::of::<crate::behaviours::FollowPath>();
     /// [`Separation`](crate::behaviours::Separation).
     pub const SEPARATION: Self = Self::of_neighbour::<crate::behaviours::Separation>();
     /// [`Alignment`](crate::behaviours::Alignment).
@@ -46,13 +48,14 @@ impl BehaviourKind {
 
     /// The built-in behaviours that act on every agent that has them, in the order their systems
     /// add forces. (The neighbour behaviours are registered per marker.)
-    pub const BUILT_IN: [Self; 6] = [
+    pub const BUILT_IN: [Self; 7] = [
         Self::WANDER,
         Self::SEEK,
         Self::FLEE,
         Self::PURSUE,
         Self::EVADE,
         Self::FOLLOW_LEADER,
+        Self::FOLLOW_PATH,
     ];
 
     /// The kind named `name`.
@@ -327,7 +330,7 @@ mod tests {
         let custom = BehaviourKind::new("orbit");
         let problems: Vec<Problem> =
             Problem::all_for(BehaviourKind::BUILT_IN.into_iter().chain([custom])).collect();
-        assert_eq!(problems.len(), 5 + 5 * 7);
+        assert_eq!(problems.len(), 5 + 5 * 8);
         for problem in &problems {
             let mut reported = ReportedProblems::default();
             assert!(reported.insert(*problem));

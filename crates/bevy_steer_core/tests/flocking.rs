@@ -224,7 +224,7 @@ fn the_shared_walk_gives_the_forces_of_three_registrations_bit_for_bit() {
                 rng.random_range(-200.0..200.0),
                 rng.random_range(-200.0..200.0),
             );
-            let heading = Vec2::from_angle(rng.random_range(0.0..6.28)) * 60.0;
+            let heading = Vec2::from_angle(rng.random_range(0.0..TAU)) * 60.0;
             let mut boid = app
                 .world_mut()
                 .spawn((at(start.x, start.y), Velocity(heading), Boid));
