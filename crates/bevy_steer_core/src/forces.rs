@@ -13,7 +13,8 @@ use core::ops::{Add, Mul, Sub};
 
 use bevy::math::{Rect, Vec2};
 
-use crate::behaviours::WanderFrame;
+use crate::Vector;
+use crate::behaviours::{PathMode, WanderFrame};
 use crate::components::Mass;
 
 /// What a force function needs to know about the agent it steers (the tutorials' `IBoid`).
@@ -482,6 +483,230 @@ pub fn integrate_velocity(
     }
 }
 
+// Path following: the geometry of a path's spine (nodes joined by straight segments), shared by
+// `FollowPath`'s two methods.
+
+/// `value` when finite and not negative, else `0.0`.
+pub(crate) fn non_negative(value: f32) -> f32 {
+    if value >= 0.0 && value.is_finite() {
+        value
+    } else {
+        0.0
+    }
+}
+
+/// How many segments the spine has: one between each pair of consecutive nodes, plus one from
+/// the last back to the first when `closed`, with at least two nodes.
+fn segment_count(len: usize, closed: bool) -> usize {
+    match len {
+        0 | 1 => 0,
+        _ if closed => len,
+        _ => len - 1,
+    }
+}
+
+/// The ends of segment `index`.
+pub(crate) fn segment(points: &[Vector], closed: bool, index: usize) -> (Vector, Vector) {
+    let next = if closed {
+        (index + 1) % points.len()
+    } else {
+        (index + 1).min(points.len() - 1)
+    };
+    (points[index], points[next])
+}
+
+/// How far along segment `start`–`end` (from 0 at `start` to 1 at `end`) its point closest to
+/// `point` is. `0.0` for a segment of zero length or a non-finite point.
+fn fraction_on_segment(point: Vector, start: Vector, end: Vector) -> f32 {
+    let along = end - start;
+    let squared = along.length_squared();
+    if !(squared > 0.0 && squared.is_finite()) {
+        return 0.0;
+    }
+    let fraction = (point - start).dot(along) / squared;
+    if fraction.is_nan() {
+        0.0
+    } else {
+        fraction.clamp(0.0, 1.0)
+    }
+}
+
+/// The point of the segment from `start` to `end` closest to `point`: its orthogonal projection
+/// on the segment's line, clamped to the segment. `start` for a segment of zero length.
+pub fn closest_point_on_segment(point: Vector, start: Vector, end: Vector) -> Vector {
+    start.lerp(end, fraction_on_segment(point, start, end))
+}
+
+/// Where a point lies relative to a path's spine: [`project_onto_path`]'s answer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PathProjection {
+    /// The point of the spine closest to the projected point.
+    pub point: Vector,
+    /// The segment it lies on: from node `segment` to the next (to the first after the last, on a
+    /// closed path).
+    pub segment: usize,
+    /// How far `point` is along the spine from the first node.
+    pub distance_along: f32,
+    /// How far the projected point is from the spine.
+    pub distance: f32,
+}
+
+/// The length of the spine through `points`, back to the first when `closed`.
+pub fn path_length(points: &[Vector], closed: bool) -> f32 {
+    (0..segment_count(points.len(), closed))
+        .map(|index| {
+            let (start, end) = segment(points, closed, index);
+            start.distance(end)
+        })
+        .sum()
+}
+
+/// The point of the spine through `points` (closed back to the first when `closed`) closest to
+/// `point`, with where it lies; on a tie, the earlier segment. A one-node path projects everything
+/// onto its node; an empty one gives `None`.
+pub fn project_onto_path(points: &[Vector], closed: bool, point: Vector) -> Option<PathProjection> {
+    let first = *points.first()?;
+    let mut best = PathProjection {
+        point: first,
+        segment: 0,
+        distance_along: 0.0,
+        distance: first.distance(point),
+    };
+    let mut along = 0.0;
+    for index in 0..segment_count(points.len(), closed) {
+        let (start, end) = segment(points, closed, index);
+        let fraction = fraction_on_segment(point, start, end);
+        let length = start.distance(end);
+        let on_spine = start.lerp(end, fraction);
+        let distance = on_spine.distance(point);
+        if index == 0 || distance < best.distance {
+            best = PathProjection {
+                point: on_spine,
+                segment: index,
+                distance_along: along + fraction * length,
+                distance,
+            };
+        }
+        along += length;
+    }
+    Some(best)
+}
+
+/// The point `distance` along the spine through `points` from the first node: clamped to the
+/// ends of an open path, wrapped round a `closed` one. `None` for an empty path; the first node
+/// for a path of zero (or non-finite) length or a NaN distance.
+pub fn point_along_path(points: &[Vector], closed: bool, distance: f32) -> Option<Vector> {
+    let first = *points.first()?;
+    let total = path_length(points, closed);
+    if !(total > 0.0 && total.is_finite()) || distance.is_nan() {
+        return Some(first);
+    }
+    let mut remaining = if closed && distance.is_finite() {
+        distance.rem_euclid(total)
+    } else {
+        distance.clamp(0.0, total)
+    };
+    let count = segment_count(points.len(), closed);
+    for index in 0..count {
+        let (start, end) = segment(points, closed, index);
+        let length = start.distance(end);
+        if remaining <= length {
+            return Some(if length > 0.0 {
+                start.lerp(end, remaining / length)
+            } else {
+                start
+            });
+        }
+        remaining -= length;
+    }
+    // Rounding left a sliver past the last segment: its end.
+    Some(segment(points, closed, count - 1).1)
+}
+
+/// Where Reynolds' method aims from a projection `distance_along` the spine: `lookahead` further
+/// along the path, towards the last node (one way; a patrol going `forward`), wrapping round a
+/// loop, or back towards the first node (a patrol not going `forward`). Also says whether the
+/// target is clamped to the end being headed for (never on a loop). A negative or non-finite
+/// lookahead counts as zero. `None` for an empty path or one whose length overflows.
+pub fn path_target(
+    points: &[Vector],
+    mode: PathMode,
+    forward: bool,
+    distance_along: f32,
+    lookahead: f32,
+) -> Option<(Vector, bool)> {
+    let closed = mode == PathMode::Loop;
+    let total = path_length(points, closed);
+    if points.is_empty() || !total.is_finite() {
+        return None;
+    }
+    let along = if distance_along.is_finite() {
+        distance_along.clamp(0.0, total)
+    } else {
+        0.0
+    };
+    let lookahead = non_negative(lookahead);
+    let (distance, at_end) = if closed {
+        (along + lookahead, false)
+    } else if forward || mode == PathMode::OneWay {
+        let distance = along + lookahead;
+        if distance >= total {
+            (total, true)
+        } else {
+            (distance, false)
+        }
+    } else {
+        let distance = along - lookahead;
+        if distance <= 0.0 {
+            (0.0, true)
+        } else {
+            (distance, false)
+        }
+    };
+    Some((point_along_path(points, closed, distance)?, at_end))
+}
+
+/// The node after `current` on a path of `len` nodes, and the direction after it (`forward` is
+/// read only by [`PathMode::PingPong`]): one way stops at the last node, a loop wraps to the
+/// first, a patrol reverses at either end. A path of one node (or none) stays at node 0.
+pub fn next_node(mode: PathMode, len: usize, current: usize, forward: bool) -> (usize, bool) {
+    let Some(last) = len.checked_sub(1).filter(|&last| last > 0) else {
+        return (0, forward);
+    };
+    let current = current.min(last);
+    match mode {
+        PathMode::OneWay => ((current + 1).min(last), forward),
+        PathMode::Loop => ((current + 1) % len, forward),
+        PathMode::PingPong => match (forward, current) {
+            (true, current) if current < last => (current + 1, true),
+            (true, _) => (last - 1, false),
+            (false, 0) => (1, true),
+            (false, current) => (current - 1, false),
+        },
+    }
+}
+
+/// The factor [`arrive`] puts on seek with arrival: `4 · max_speed / slowing_radius`, at least 1
+/// and at most 10; 1 for a slowing radius that is not positive and finite.
+///
+/// Inside the slowing radius, arrival asks for a speed of `max_speed · distance / slowing_radius`;
+/// with the plain force `desired - velocity` an agent of mass 1 takes about a second to follow the
+/// change, so the default agent overshoots a slowing radius of 100 by about 50 units. With this
+/// factor the approach is critically damped for a mass of 1 (and overdamped for lighter agents),
+/// as long as [`MaxForce`](crate::components::MaxForce) leaves room to brake.
+pub fn arrival_gain(max_speed: f32, slowing_radius: f32) -> f32 {
+    if !(slowing_radius > 0.0 && slowing_radius.is_finite() && max_speed.is_finite()) {
+        return 1.0;
+    }
+    (4.0 * max_speed / slowing_radius).clamp(1.0, 10.0)
+}
+
+/// Arrival at the end of a path, at rest and without overshooting: [`seek`] with the
+/// slowing radius, times [`arrival_gain`]. A slowing radius that is not positive is plain seek.
+pub fn arrive(boid: &Boid, target: Vector, slowing_radius: f32) -> Vector {
+    seek(boid, target, slowing_radius) * arrival_gain(boid.max_speed, slowing_radius)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -688,5 +913,211 @@ mod tests {
         let area = Rect::new(-10.0, 0.0, 30.0, 20.0);
         assert_close(point_in_area(area, 0.0, 0.0), Vec2::new(-10.0, 0.0));
         assert_close(point_in_area(area, 0.5, 0.25), Vec2::new(10.0, 5.0));
+    }
+}
+
+#[cfg(test)]
+mod path_tests {
+    use super::*;
+
+    const EPSILON: f32 = 1e-4;
+
+    fn assert_close(actual: Vector, expected: Vector) {
+        assert!(
+            actual.abs_diff_eq(expected, EPSILON),
+            "expected {expected}, got {actual}"
+        );
+    }
+
+    fn v(x: f32, y: f32) -> Vector {
+        Vector::new(x, y)
+    }
+
+    fn boid(position: Vector, velocity: Vector) -> Boid {
+        Boid {
+            position,
+            velocity,
+            max_speed: 180.0,
+        }
+    }
+
+    /// An L: 100 units right, then 100 up.
+    fn l_shape() -> Vec<Vector> {
+        vec![v(0.0, 0.0), v(100.0, 0.0), v(100.0, 100.0)]
+    }
+
+    /// A square of side 100, counter-clockwise from the origin: length 300 open, 400 closed.
+    fn square() -> Vec<Vector> {
+        vec![v(0.0, 0.0), v(100.0, 0.0), v(100.0, 100.0), v(0.0, 100.0)]
+    }
+
+    #[test]
+    fn closest_point_on_segment_projects_and_clamps() {
+        let (start, end) = (v(0.0, 0.0), v(10.0, 0.0));
+        assert_close(
+            closest_point_on_segment(v(5.0, 5.0), start, end),
+            v(5.0, 0.0),
+        );
+        assert_close(closest_point_on_segment(v(15.0, 3.0), start, end), end);
+        assert_close(closest_point_on_segment(v(-4.0, 2.0), start, end), start);
+        // A diagonal: (4, 0) projects onto y = x at (2, 2).
+        assert_close(
+            closest_point_on_segment(v(4.0, 0.0), v(0.0, 0.0), v(10.0, 10.0)),
+            v(2.0, 2.0),
+        );
+        // Zero length, NaN point: the start.
+        assert_close(closest_point_on_segment(v(3.0, 4.0), end, end), end);
+        assert_close(
+            closest_point_on_segment(v(f32::NAN, 0.0), start, end),
+            start,
+        );
+    }
+
+    #[test]
+    fn path_length_counts_the_closing_segment_of_a_loop() {
+        assert_eq!(path_length(&square(), false), 300.0);
+        assert_eq!(path_length(&square(), true), 400.0);
+        assert_eq!(path_length(&[v(3.0, 4.0)], true), 0.0);
+        assert_eq!(path_length(&[], false), 0.0);
+    }
+
+    #[test]
+    fn project_onto_path_finds_the_nearest_segment_and_the_distance_along() {
+        // (110, 50) is 10 right of the L's second segment, halfway up it: 100 + 50 along.
+        let projection = project_onto_path(&l_shape(), false, v(110.0, 50.0)).unwrap();
+        assert_close(projection.point, v(100.0, 50.0));
+        assert_eq!(projection.segment, 1);
+        assert!((projection.distance_along - 150.0).abs() < EPSILON);
+        assert!((projection.distance - 10.0).abs() < EPSILON);
+        // (-5, 60) is nearest the square's closing segment (0,100)->(0,0), 40 along it: 340.
+        let closed = project_onto_path(&square(), true, v(-5.0, 60.0)).unwrap();
+        assert_close(closed.point, v(0.0, 60.0));
+        assert_eq!(closed.segment, 3);
+        assert!((closed.distance_along - 340.0).abs() < EPSILON);
+        // Open, without the closing side: nearest the third side's end (0, 100), √(25 + 1600) ≈
+        // 40.3 away, rather than the first node, √(25 + 3600) ≈ 60.2 away.
+        let open = project_onto_path(&square(), false, v(-5.0, 60.0)).unwrap();
+        assert_close(open.point, v(0.0, 100.0));
+        assert_eq!(open.segment, 2);
+        // One node: everything projects onto it.
+        let single = project_onto_path(&[v(1.0, 1.0)], false, v(4.0, 5.0)).unwrap();
+        assert_eq!((single.point, single.distance), (v(1.0, 1.0), 5.0));
+        assert!(project_onto_path(&[], false, v(0.0, 0.0)).is_none());
+    }
+
+    #[test]
+    fn point_along_path_clamps_open_paths_and_wraps_loops() {
+        let square = square();
+        assert_close(
+            point_along_path(&square, false, 150.0).unwrap(),
+            v(100.0, 50.0),
+        );
+        assert_close(
+            point_along_path(&square, false, 450.0).unwrap(),
+            v(0.0, 100.0),
+        );
+        assert_close(point_along_path(&square, false, -5.0).unwrap(), v(0.0, 0.0));
+        // 450 round a loop of 400 is 50 along the first side; -50 is 50 before the end.
+        assert_close(
+            point_along_path(&square, true, 450.0).unwrap(),
+            v(50.0, 0.0),
+        );
+        assert_close(
+            point_along_path(&square, true, -50.0).unwrap(),
+            v(0.0, 50.0),
+        );
+        assert_close(
+            point_along_path(&square, true, f32::NAN).unwrap(),
+            v(0.0, 0.0),
+        );
+        assert_close(
+            point_along_path(&square, true, f32::INFINITY).unwrap(),
+            v(0.0, 0.0),
+        );
+        let same = [v(2.0, 2.0), v(2.0, 2.0)];
+        assert_eq!(point_along_path(&same, true, 10.0), Some(v(2.0, 2.0)));
+        assert_eq!(point_along_path(&[], false, 1.0), None);
+    }
+
+    #[test]
+    fn path_target_looks_ahead_in_the_direction_of_travel() {
+        let square = square();
+        // One way: 150 + 40 = 190 along, 90 up the second side: (100, 90).
+        assert_eq!(
+            path_target(&square, PathMode::OneWay, true, 150.0, 40.0),
+            Some((v(100.0, 90.0), false))
+        );
+        // 280 + 40 passes the end (300): the last node, at the end.
+        assert_eq!(
+            path_target(&square, PathMode::OneWay, true, 280.0, 40.0),
+            Some((v(0.0, 100.0), true))
+        );
+        // One way ignores `forward`.
+        assert_eq!(
+            path_target(&square, PathMode::OneWay, false, 280.0, 40.0),
+            Some((v(0.0, 100.0), true))
+        );
+        // A patrol going back: 150 - 40 = 110, 10 up the second side.
+        assert_eq!(
+            path_target(&square, PathMode::PingPong, false, 150.0, 40.0),
+            Some((v(100.0, 10.0), false))
+        );
+        assert_eq!(
+            path_target(&square, PathMode::PingPong, false, 30.0, 40.0),
+            Some((v(0.0, 0.0), true))
+        );
+        // A loop wraps: 380 + 40 = 420, 20 along the first side.
+        assert_eq!(
+            path_target(&square, PathMode::Loop, true, 380.0, 40.0),
+            Some((v(20.0, 0.0), false))
+        );
+        // Bad lookahead counts as zero.
+        assert_eq!(
+            path_target(&square, PathMode::OneWay, true, 50.0, f32::NAN),
+            Some((v(50.0, 0.0), false))
+        );
+        assert_eq!(path_target(&[], PathMode::Loop, true, 0.0, 40.0), None);
+    }
+
+    #[test]
+    fn next_node_stops_wraps_or_reverses() {
+        use PathMode::*;
+        assert_eq!(next_node(OneWay, 3, 0, true), (1, true));
+        assert_eq!(next_node(OneWay, 3, 2, true), (2, true));
+        assert_eq!(next_node(Loop, 3, 2, true), (0, true));
+        assert_eq!(next_node(PingPong, 3, 1, true), (2, true));
+        assert_eq!(next_node(PingPong, 3, 2, true), (1, false));
+        assert_eq!(next_node(PingPong, 3, 1, false), (0, false));
+        assert_eq!(next_node(PingPong, 3, 0, false), (1, true));
+        // Out of range counts as the last node; one node or none stays at 0.
+        assert_eq!(next_node(OneWay, 3, 7, true), (2, true));
+        assert_eq!(next_node(PingPong, 1, 0, true), (0, true));
+        assert_eq!(next_node(Loop, 0, 5, true), (0, true));
+    }
+
+    #[test]
+    fn arrival_gain_is_critical_damping_for_unit_mass_within_bounds() {
+        // 4 · 180 / 100.
+        assert!((arrival_gain(180.0, 100.0) - 7.2).abs() < EPSILON);
+        assert_eq!(arrival_gain(180.0, 1000.0), 1.0);
+        assert_eq!(arrival_gain(180.0, 10.0), 10.0);
+        for bad in [0.0, -5.0, f32::NAN, f32::INFINITY] {
+            assert_eq!(arrival_gain(180.0, bad), 1.0, "{bad}");
+        }
+        // At rest on the target: nothing. Moving 50 units away from it, 100 off: desired 180 · 1
+        // towards it, minus the velocity, times 7.2.
+        assert_eq!(
+            arrive(&boid(v(5.0, 5.0), Vector::ZERO), v(5.0, 5.0), 100.0),
+            Vector::ZERO
+        );
+        assert_close(
+            arrive(&boid(v(0.0, 0.0), v(0.0, -50.0)), v(0.0, 100.0), 100.0),
+            v(0.0, (180.0 + 50.0) * 7.2),
+        );
+        // Inside: 50 away, desired 90.
+        assert_close(
+            arrive(&boid(v(0.0, 0.0), Vector::ZERO), v(50.0, 0.0), 100.0),
+            v(90.0 * 7.2, 0.0),
+        );
     }
 }

@@ -78,9 +78,10 @@ pub type Vector = bevy::math::Vec2;
 pub mod prelude {
     pub use crate::Vector;
     pub use crate::behaviours::{
-        Alignment, AvoidObstacles, Cohesion, Containment, Evade, Flee, FollowLeader,
-        NeighbourBehaviour, NoTarget, Pursue, Queue, Seek, Separation, SeparationMethod,
-        SteeringBehaviour, Target, TargetState, Wander, WanderFrame, WanderMethod, target_state,
+        Alignment, AvoidObstacles, Cohesion, Containment, Evade, Flee, FollowLeader, FollowPath,
+        NeighbourBehaviour, NoTarget, Path, PathMethod, PathMode, Pursue, Queue, Seek, Separation,
+        SeparationMethod, SteeringBehaviour, Target, TargetState, Wander, WanderFrame,
+        WanderMethod, target_state,
     };
     pub use crate::components::{
         FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, SteeringCombination, Velocity,

@@ -10,10 +10,10 @@ use bevy::prelude::*;
 
 use crate::Vector;
 use crate::behaviours::{
-    Alignment, AvoidObstacles, Cohesion, Containment, Evade, Flee, FollowLeader,
-    NeighbourBehaviour, Pursue, Queue, Seek, Separation, SeparationMethod, SteeringBehaviour,
-    Target, Wander, WanderFrame, WanderMethod, apply_avoid_obstacles, apply_queue,
-    avoid_obstacles_forces,
+    Alignment, AvoidObstacles, Cohesion, Containment, Evade, Flee, FollowLeader, FollowPath,
+    NeighbourBehaviour, Path, PathMethod, PathMode, Pursue, Queue, Seek, Separation,
+    SeparationMethod, SteeringBehaviour, Target, Wander, WanderFrame, WanderMethod, advance_paths,
+    apply_avoid_obstacles, apply_queue, avoid_obstacles_forces,
 };
 use crate::components::{
     FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, SteeringCombination, Velocity,
@@ -84,10 +84,12 @@ pub enum SteeringSystems {
     /// positions.
     Index,
     /// Your game logic that picks behaviours and targets for this step goes here (the hunter / prey
-    /// example decides who hunts whom here).
+    /// example decides who hunts whom here). The plugin's [`advance_paths`] moves path followers
+    /// on to their next node here too.
     Decide,
     /// The registered behaviours add their forces, always in registration order (the built-in
-    /// ones first: wander, seek, flee, pursuit, evade), so the float sum is the same on every run.
+    /// ones first: wander, seek, flee, pursuit, evade, follow leader, follow path), so the float
+    /// sum is the same on every run.
     Behaviours,
     /// Force systems of your own that are not registered behaviours add into [`Steering`] here,
     /// after the registered ones. Order them among themselves if several touch the same agents, to
@@ -156,6 +158,10 @@ impl Plugin for SteeringPlugin {
             .register_type::<Pursue>()
             .register_type::<Evade>()
             .register_type::<FollowLeader>()
+            .register_type::<FollowPath>()
+            .register_type::<Path>()
+            .register_type::<PathMode>()
+            .register_type::<PathMethod>()
             .register_type::<Queue>()
             .register_type::<Separation>()
             .register_type::<SeparationMethod>()
@@ -198,6 +204,7 @@ impl Plugin for SteeringPlugin {
                 (
                     start_step_clock.before(SteeringSystems::Index),
                     rebuild_obstacle_index.in_set(SteeringSystems::Index),
+                    advance_paths.in_set(SteeringSystems::Decide),
                     announce_lost_targets
                         .after(SteeringSystems::Behaviours)
                         .before(SteeringSystems::CustomForces),
@@ -217,7 +224,8 @@ impl Plugin for SteeringPlugin {
             (avoid_obstacles_forces, None),
             apply_avoid_obstacles,
         );
-        app.add_steering_behaviour::<Containment>();
+        app.add_steering_behaviour::<Containment>()
+            .add_steering_behaviour::<FollowPath>();
         register_behaviour(
             app,
             BehaviourKind::WANDER,

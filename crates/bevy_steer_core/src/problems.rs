@@ -35,6 +35,8 @@ impl BehaviourKind {
 
     /// [`FollowLeader`](crate::behaviours::FollowLeader).
     pub const FOLLOW_LEADER: Self = Self::of::<crate::behaviours::FollowLeader>();
+    /// [`FollowPath`](crate::behaviours::FollowPath).
+    pub const FOLLOW_PATH: Self = Self::of::<crate::behaviours::FollowPath>();
     /// [`Separation`](crate::behaviours::Separation).
     pub const SEPARATION: Self = Self::of_neighbour::<crate::behaviours::Separation>();
     /// [`Alignment`](crate::behaviours::Alignment).
@@ -51,9 +53,10 @@ impl BehaviourKind {
     /// The built-in behaviours that act on every agent that has them, in the order their systems
     /// add forces, which is also their priority order. (The neighbour behaviours are registered per
     /// marker.)
-    pub const BUILT_IN: [Self; 8] = [
+    pub const BUILT_IN: [Self; 9] = [
         Self::AVOID_OBSTACLES,
         Self::CONTAINMENT,
+        Self::FOLLOW_PATH,
         Self::WANDER,
         Self::SEEK,
         Self::FLEE,

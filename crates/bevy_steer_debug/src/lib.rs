@@ -75,6 +75,7 @@ impl Default for SteeringGizmos {
                 (BehaviourKind::FOLLOW_LEADER, css::DODGER_BLUE.into()),
                 (BehaviourKind::AVOID_OBSTACLES, css::TOMATO.into()),
                 (BehaviourKind::CONTAINMENT, css::KHAKI.into()),
+                (BehaviourKind::FOLLOW_PATH, css::SIENNA.into()),
             ]
             .into_iter()
             .collect(),
@@ -96,7 +97,7 @@ impl SteeringGizmos {
     /// before they repeat), the same on every run.
     pub fn assign_colors(&mut self, kinds: impl IntoIterator<Item = BehaviourKind>) {
         /// Cyan, magenta, yellow, spring green, pink: far from the built-in behaviours' grey,
-        /// green, purple, orange, red and blue.
+        /// green, purple, orange, red, blue and brown.
         const HUES: [f32; 5] = [185.0, 300.0, 58.0, 160.0, 330.0];
         for kind in kinds {
             if self.behaviour_colors.contains_key(&kind) {

@@ -1,0 +1,620 @@
+//! Path following: [`FollowPath`], along a [`Path`], and [`advance_paths`], which moves the
+//! followers on from node to node. What the tutorial does and where the crate goes further is on
+//! [`FollowPath`], where the public docs show it.
+
+use bevy::prelude::*;
+
+use super::{
+    NoTarget, SteeringBehaviour, TargetState, weight_and_switch_accessors,
+    weight_and_switch_builders,
+};
+use crate::Vector;
+use crate::components::Steering;
+use crate::forces::{self, Boid};
+use crate::tunable::{DISTANCE, Tunable, WEIGHT};
+
+/// A path: nodes joined by straight segments (its spine), with a radius around them.
+///
+/// Fill it from a pathfinder's output with [`Path::new`], `collect()` or `From`:
+///
+/// ```
+/// use bevy_steer_core::prelude::*;
+///
+/// let waypoints = [Vector::new(0.0, 0.0), Vector::new(100.0, 0.0), Vector::new(100.0, 80.0)];
+/// let path: Path = waypoints.into_iter().collect();
+/// assert_eq!(path.radius, Path::DEFAULT_RADIUS);
+/// assert_eq!(Path::new(waypoints, 30.0).points.len(), 3);
+/// ```
+#[derive(Reflect, Clone, Debug, PartialEq)]
+#[reflect(Default, Debug, PartialEq, Clone)]
+pub struct Path {
+    /// The nodes, in the order they are followed. An empty path gives no force.
+    pub points: Vec<Vector>,
+    /// How close to a node counts as reached (the tutorial's method), and how far from the spine
+    /// a follower may stray before it is steered back (Reynolds' method). Default
+    /// [`Path::DEFAULT_RADIUS`].
+    ///
+    /// A radius that is zero, negative or not finite counts as `0.0`: only standing exactly on a
+    /// node reaches it, and Reynolds' method steers back at any distance from the spine.
+    ///
+    /// Its range is declared for tools, but the tuning panel reads only a component's own
+    /// top-level `f32` fields, so this nested field gets no slider.
+    #[reflect(@DISTANCE)]
+    pub radius: f32,
+}
+
+impl Default for Path {
+    /// No nodes, the default radius.
+    fn default() -> Self {
+        Self {
+            points: Vec::new(),
+            radius: Self::DEFAULT_RADIUS,
+        }
+    }
+}
+
+impl Path {
+    /// The radius of a path made with `collect()` or `From`: `20.0` units.
+    pub const DEFAULT_RADIUS: f32 = 20.0;
+
+    /// A path through `points`, in order, with `radius`.
+    pub fn new(points: impl IntoIterator<Item = Vector>, radius: f32) -> Self {
+        Self {
+            points: points.into_iter().collect(),
+            radius,
+        }
+    }
+
+    /// Sets the radius.
+    pub fn with_radius(mut self, radius: f32) -> Self {
+        self.radius = radius;
+        self
+    }
+}
+
+impl FromIterator<Vector> for Path {
+    /// A path through the points, with [`Path::DEFAULT_RADIUS`].
+    fn from_iter<I: IntoIterator<Item = Vector>>(points: I) -> Self {
+        Self::new(points, Self::DEFAULT_RADIUS)
+    }
+}
+
+impl From<Vec<Vector>> for Path {
+    /// A path through the points, with [`Path::DEFAULT_RADIUS`].
+    fn from(points: Vec<Vector>) -> Self {
+        Self::new(points, Self::DEFAULT_RADIUS)
+    }
+}
+
+impl<const N: usize> From<[Vector; N]> for Path {
+    /// A path through the points, with [`Path::DEFAULT_RADIUS`].
+    fn from(points: [Vector; N]) -> Self {
+        Self::new(points, Self::DEFAULT_RADIUS)
+    }
+}
+
+/// What a follower does at the ends of its [`Path`].
+#[derive(Reflect, Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[reflect(Default, Debug, PartialEq, Hash, Clone)]
+pub enum PathMode {
+    /// Stop at the last node, arriving there at rest.
+    #[default]
+    OneWay,
+    /// After the last node, go on to the first: the path is closed by a segment from the last
+    /// node back to the first.
+    Loop,
+    /// Patrol: reverse at either end (the tutorial's "patrol").
+    PingPong,
+}
+
+/// How [`FollowPath`] steers along its path.
+#[derive(Reflect, Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[reflect(Default, Debug, PartialEq, Hash, Clone)]
+pub enum PathMethod {
+    /// The tutorial's: seek the current node, move on to the next within the path's radius of it.
+    /// The follower goes through every node (within the radius), cutting no corner by more.
+    #[default]
+    Tutorial,
+    /// Reynolds': predict the position [`prediction`](FollowPath::prediction) seconds ahead and
+    /// project it onto the spine; when it is more than the path's radius away, seek the point
+    /// [`lookahead`](FollowPath::lookahead) further along the path. Inside the radius and heading
+    /// along the path, the follower only keeps its heading at full speed (no force once there);
+    /// at rest or heading back, it seeks the point further along (so that it sets off). Smoother
+    /// than the tutorial's: it cuts corners. The follower stays within the radius as well as it
+    /// can turn: around a corner sharper than it can follow (a heavy agent, a narrow path), it
+    /// strays further before it is brought back.
+    Reynolds,
+}
+
+/// Follow a [`Path`], as the Path Following tutorial does, or as Reynolds does.
+///
+/// The tutorial keeps an index of the node being sought: seek it, and once within the path's
+/// radius of it, move on to the next; a one-way path stops advancing at its last node, a patrol
+/// reverses at either end. That is [`PathMethod::Tutorial`], the default. The crate goes further
+/// in two ways:
+///
+/// - [`PathMethod::Reynolds`] is the method the tutorial calls itself a simplification of
+///   (red3d.com, path following): predict where the agent will be, project that onto the path's
+///   spine, and only when the prediction strays more than the radius from the spine, seek a point
+///   a little further along the path. An agent on the path and heading along it is left alone.
+/// - The last node of a one-way path (and the only node of a one-node path) is *arrived* at, so
+///   that the follower comes to rest there instead of overshooting it and coming back (the
+///   complaint users of other libraries make): see [`forces::arrive`].
+///
+/// The node index (and a patrol's direction) is state that changes as the agent moves, while
+/// [`SteeringBehaviour::force`] only reads: [`advance_paths`] moves it on in
+/// [`SteeringSystems::Decide`](crate::plugin::SteeringSystems::Decide), before the forces are
+/// computed, and the force is a pure function of the path, that state and the agent. The
+/// geometry is in plain functions usable without an ECS: [`forces::closest_point_on_segment`],
+/// [`forces::project_onto_path`], [`forces::path_target`], [`forces::next_node`].
+///
+/// Units, as in the rest of the crate (see the [crate docs](crate)): the tutorial's distances
+/// (node positions, the path radius, the slowing radius) are unchanged. Reynolds' prediction is
+/// in seconds (the tutorial has none).
+///
+/// `current` and `forward` are the follower's progress: [`advance_paths`] updates them each step
+/// (only while the behaviour is [active](SteeringBehaviour::active)). Set them to start elsewhere
+/// on the path; a `current` past the last node counts as the last node. Give the follower a new
+/// path with `current: 0` to start it over.
+///
+/// With the tutorial's method, intermediate nodes are sought without arrival (as the tutorial
+/// does), so a follower goes through them at full speed. The last node of a one-way path, and the
+/// only node of a one-node path, is arrived at with [`forces::arrive`]: with the tutorial's
+/// method once it is the node sought, with Reynolds' once the agent is within the slowing radius
+/// (or the lookahead, if longer) of it along the path.
+///
+/// Bad input: an empty path gives no force (the behaviour idles, as one with no target does); a
+/// path with a non-finite point gives no force and is reported as
+/// [`Problem::NonFiniteTarget`](crate::problems::Problem::NonFiniteTarget); a path radius that
+/// is zero, negative or not finite counts as zero (see [`Path::radius`]); a negative or not finite
+/// prediction or lookahead counts as zero; a slowing radius that is not positive is plain seek, as
+/// for [`Seek`](super::Seek).
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_steer_core::prelude::*;
+///
+/// let mut app = App::new();
+/// app.add_plugins((MinimalPlugins, SteeringPlugin::default()));
+/// let path = Path::new([Vec2::ZERO, Vec2::new(200.0, 0.0), Vec2::new(200.0, 200.0)], 20.0);
+/// app.world_mut().spawn((
+///     Transform::default(),
+///     FollowPath::new(path).with_mode(PathMode::PingPong),
+/// ));
+/// ```
+#[derive(Component, Reflect, Clone, Debug, PartialEq)]
+#[reflect(Component, Default, Debug, PartialEq, Clone)]
+#[require(Steering)]
+pub struct FollowPath {
+    /// The path. Default empty: no force.
+    pub path: Path,
+    /// What happens at the ends. Default [`PathMode::OneWay`].
+    pub mode: PathMode,
+    /// How the follower steers. Default [`PathMethod::Tutorial`].
+    pub method: PathMethod,
+    /// The slowing radius of the arrival at the last node of a one-way path. Default `100.0`, as
+    /// [`Seek`](super::Seek)'s. The follower needs room to brake, about
+    /// `max_speed² · mass / (2 · max_force)` (27 units for the default agent).
+    #[reflect(@DISTANCE)]
+    pub slowing_radius: f32,
+    /// Reynolds' method: how many seconds ahead the position is predicted. Default `1.0` (180
+    /// units at the default 180 units per second): about the time the default agent (`Mass(1.0)`)
+    /// takes to answer a change of desired velocity, so that it turns back before it strays.
+    /// Lighter, nimbler agents hold a narrow path better with less (`0.5` for `Mass(1.0 / 3.0)`).
+    #[reflect(@Tunable::linear(0.0, 5.0))]
+    pub prediction: f32,
+    /// Reynolds' method: how much further along the path than the projected prediction the
+    /// follower seeks when it strays. Default `40.0` units, twice the default path radius.
+    #[reflect(@DISTANCE)]
+    pub lookahead: f32,
+    /// Factor on the force. Default `1.0`.
+    #[reflect(@WEIGHT)]
+    pub weight: f32,
+    /// Whether the behaviour acts. Default `true`.
+    pub enabled: bool,
+    /// State: the node being sought (tutorial's method), or the node at the end of the segment
+    /// nearest the agent in its direction of travel (Reynolds' method; the force does not read
+    /// it there, but games can). Default `0`.
+    pub current: usize,
+    /// State: with [`PathMode::PingPong`], whether the follower goes from the first node towards
+    /// the last (`true`) or back. Ignored by the other modes. Default `true`.
+    pub forward: bool,
+}
+
+impl Default for FollowPath {
+    fn default() -> Self {
+        Self {
+            path: Path::default(),
+            mode: PathMode::default(),
+            method: PathMethod::default(),
+            slowing_radius: 100.0,
+            prediction: 1.0,
+            lookahead: 40.0,
+            weight: 1.0,
+            enabled: true,
+            current: 0,
+            forward: true,
+        }
+    }
+}
+
+impl FollowPath {
+    /// Follow `path` one way with the tutorial's method, from its first node.
+    pub fn new(path: impl Into<Path>) -> Self {
+        Self {
+            path: path.into(),
+            ..default()
+        }
+    }
+
+    /// Sets what happens at the ends.
+    pub fn with_mode(mut self, mode: PathMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Sets how the follower steers.
+    pub fn with_method(mut self, method: PathMethod) -> Self {
+        self.method = method;
+        self
+    }
+
+    /// Sets the slowing radius of the arrival at the end.
+    pub fn with_slowing_radius(mut self, slowing_radius: f32) -> Self {
+        self.slowing_radius = slowing_radius;
+        self
+    }
+
+    /// Moves [`current`](Self::current) and [`forward`](Self::forward) on for an agent at
+    /// `position`, as [`advance_paths`] does each step; returns whether either changed.
+    ///
+    /// With the tutorial's method, a node reached (within the path's radius) gives way to the
+    /// next, at most one per call. With Reynolds' method, `current` becomes the node ahead on the
+    /// segment nearest the agent, and a patrol reverses once the agent's projection on the spine
+    /// is within the path's radius of the end it heads for. An empty path, a path with a
+    /// non-finite point or a non-finite position changes nothing; a `current` past the last node
+    /// is clamped to it.
+    pub fn advance(&mut self, position: Vector) -> bool {
+        let points = &self.path.points;
+        let Some(last) = points.len().checked_sub(1) else {
+            return false;
+        };
+        if !position.is_finite() || !points.iter().all(|point| point.is_finite()) {
+            return false;
+        }
+        let radius = effective_radius(self.path.radius);
+        let mut current = self.current.min(last);
+        let mut forward = self.forward;
+        match self.method {
+            PathMethod::Tutorial => {
+                if position.distance(points[current]) <= radius {
+                    (current, forward) =
+                        forces::next_node(self.mode, points.len(), current, forward);
+                }
+            }
+            PathMethod::Reynolds => {
+                let closed = self.mode == PathMode::Loop;
+                if let Some(projection) = forces::project_onto_path(points, closed, position) {
+                    if self.mode == PathMode::PingPong && last > 0 {
+                        let total = forces::path_length(points, false);
+                        let remaining = if forward {
+                            total - projection.distance_along
+                        } else {
+                            projection.distance_along
+                        };
+                        if remaining <= radius {
+                            forward = !forward;
+                        }
+                    }
+                    let ahead = self.mode != PathMode::PingPong || forward;
+                    current = match (ahead, closed) {
+                        _ if last == 0 => 0,
+                        (true, true) => (projection.segment + 1) % points.len(),
+                        (true, false) => (projection.segment + 1).min(last),
+                        (false, _) => projection.segment,
+                    };
+                }
+            }
+        }
+        let changed = (current, forward) != (self.current, self.forward);
+        self.current = current;
+        self.forward = forward;
+        changed
+    }
+
+    fn tutorial_force(&self, agent: &Boid, points: &[Vector]) -> Vector {
+        let last = points.len() - 1;
+        let current = self.current.min(last);
+        let target = points[current];
+        if last == 0 || (self.mode == PathMode::OneWay && current == last) {
+            forces::arrive(agent, target, self.slowing_radius)
+        } else {
+            forces::seek(agent, target, 0.0)
+        }
+    }
+
+    fn reynolds_force(&self, agent: &Boid, points: &[Vector]) -> Result<Vector, NoTarget> {
+        let last = points.len() - 1;
+        if last == 0 {
+            return Ok(forces::arrive(agent, points[0], self.slowing_radius));
+        }
+        let closed = self.mode == PathMode::Loop;
+        if self.mode == PathMode::OneWay {
+            // The last stretch, measured from where the agent is (not the prediction, which would
+            // switch early and cut the path's last corners): arrive at the end.
+            let own =
+                forces::project_onto_path(points, false, agent.position).ok_or(NoTarget::Unset)?;
+            let remaining = forces::path_length(points, false) - own.distance_along;
+            let stretch =
+                forces::non_negative(self.slowing_radius).max(forces::non_negative(self.lookahead));
+            if remaining <= stretch {
+                return Ok(forces::arrive(agent, points[last], self.slowing_radius));
+            }
+        }
+        let mut predicted = agent.position + agent.velocity * forces::non_negative(self.prediction);
+        if !predicted.is_finite() {
+            predicted = agent.position;
+        }
+        let projection =
+            forces::project_onto_path(points, closed, predicted).ok_or(NoTarget::Unset)?;
+        let forward = self.mode != PathMode::PingPong || self.forward;
+        // Near the end of a one-way path, the target stops at the last node.
+        let (target, _) = forces::path_target(
+            points,
+            self.mode,
+            forward,
+            projection.distance_along,
+            self.lookahead,
+        )
+        .ok_or(NoTarget::NonFinite)?;
+        let (start, end) = forces::segment(points, closed, projection.segment);
+        let mut tangent = forces::direction_or_zero(end - start);
+        if !forward {
+            tangent = -tangent;
+        }
+        let on_path = projection.distance <= effective_radius(self.path.radius);
+        if on_path && agent.velocity.dot(tangent) > 0.0 {
+            // On track: keep the heading, at full speed (no force once there).
+            Ok(forces::direction_or_zero(agent.velocity) * agent.max_speed - agent.velocity)
+        } else {
+            Ok(forces::seek(agent, target, 0.0))
+        }
+    }
+}
+
+weight_and_switch_builders!(FollowPath);
+
+impl SteeringBehaviour for FollowPath {
+    const NAME: &'static str = "follow path";
+
+    weight_and_switch_accessors!();
+
+    fn force(
+        &self,
+        agent: &Boid,
+        _lookup: impl Fn(Entity) -> Option<TargetState>,
+    ) -> Result<Vector, NoTarget> {
+        let points = self.path.points.as_slice();
+        if points.is_empty() {
+            return Err(NoTarget::Unset);
+        }
+        if !points.iter().all(|point| point.is_finite()) {
+            return Err(NoTarget::NonFinite);
+        }
+        match self.method {
+            PathMethod::Tutorial => Ok(self.tutorial_force(agent, points)),
+            PathMethod::Reynolds => self.reynolds_force(agent, points),
+        }
+    }
+
+    // No entity target to forget.
+    fn forget_target(&mut self) {}
+}
+
+/// Moves every active [`FollowPath`]'s progress on from its agent's position (see
+/// [`FollowPath::advance`]): the system [`SteeringPlugin`](crate::SteeringPlugin) runs in
+/// [`SteeringSystems::Decide`](crate::plugin::SteeringSystems::Decide). Each agent writes only its
+/// own component, in parallel; a component is marked changed only when its progress changed.
+///
+/// A game system in the same set that hands out paths can be ordered `.before(advance_paths)` so
+/// that a new path is advanced in the same step.
+pub fn advance_paths(mut followers: Query<(&mut FollowPath, &Transform)>) {
+    followers
+        .par_iter_mut()
+        .for_each(|(mut follower, transform)| {
+            if follower.active()
+                && follower
+                    .bypass_change_detection()
+                    .advance(transform.translation.truncate())
+            {
+                follower.set_changed();
+            }
+        });
+}
+
+/// The radius a path's `radius` counts as: itself when positive and finite, else `0.0`.
+fn effective_radius(radius: f32) -> f32 {
+    if radius > 0.0 && radius.is_finite() {
+        radius
+    } else {
+        0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EPSILON: f32 = 1e-4;
+
+    fn assert_close(actual: Vector, expected: Vector) {
+        assert!(
+            actual.abs_diff_eq(expected, EPSILON),
+            "expected {expected}, got {actual}"
+        );
+    }
+
+    fn v(x: f32, y: f32) -> Vector {
+        Vector::new(x, y)
+    }
+
+    fn boid(position: Vector, velocity: Vector) -> Boid {
+        Boid {
+            position,
+            velocity,
+            max_speed: 180.0,
+        }
+    }
+
+    /// An L: 100 units right, then 100 up. Length 200 open, 200 + 100·√2 closed.
+    fn l_shape() -> Vec<Vector> {
+        vec![v(0.0, 0.0), v(100.0, 0.0), v(100.0, 100.0)]
+    }
+
+    /// A square of side 100, counter-clockwise from the origin: length 300 open, 400 closed.
+    fn square() -> Vec<Vector> {
+        vec![v(0.0, 0.0), v(100.0, 0.0), v(100.0, 100.0), v(0.0, 100.0)]
+    }
+
+    fn no_lookup(_: Entity) -> Option<TargetState> {
+        None
+    }
+
+    #[test]
+    fn tutorial_seeks_the_current_node_and_arrives_at_the_last() {
+        let follow = FollowPath::new(Path::new(l_shape(), 10.0));
+        let agent = boid(v(0.0, 0.0), Vector::ZERO);
+        // Node 0 is under the agent: plain seek of it is zero.
+        assert_eq!(follow.force(&agent, no_lookup), Ok(Vector::ZERO));
+        let at_1 = FollowPath {
+            current: 1,
+            ..follow.clone()
+        };
+        assert_eq!(at_1.force(&agent, no_lookup), Ok(v(180.0, 0.0)));
+        // The last node (and any index past it) is arrived at: 141 away from (0, 0), outside the
+        // slowing radius, full speed towards it times 7.2.
+        for current in [2, 99] {
+            let last = FollowPath {
+                current,
+                ..follow.clone()
+            };
+            let expected = v(180.0, 180.0) / 2f32.sqrt() * 7.2;
+            assert_close(last.force(&agent, no_lookup).unwrap(), expected);
+        }
+    }
+
+    #[test]
+    fn bad_paths_give_errors_not_nan() {
+        let agent = boid(v(0.0, 0.0), v(10.0, 0.0));
+        for method in [PathMethod::Tutorial, PathMethod::Reynolds] {
+            let empty = FollowPath::default().with_method(method);
+            assert_eq!(empty.force(&agent, no_lookup), Err(NoTarget::Unset));
+            let nan = FollowPath::new([v(0.0, 0.0), v(f32::NAN, 1.0)]).with_method(method);
+            assert_eq!(nan.force(&agent, no_lookup), Err(NoTarget::NonFinite));
+            // One node: arrive at it (50 away, desired 90, minus 10, times 7.2).
+            let single = FollowPath::new([v(50.0, 0.0)]).with_method(method);
+            assert_close(single.force(&agent, no_lookup).unwrap(), v(80.0 * 7.2, 0.0));
+            for radius in [0.0, -3.0, f32::NAN, f32::INFINITY] {
+                let path = Path::new(square(), radius);
+                for mode in [PathMode::OneWay, PathMode::Loop, PathMode::PingPong] {
+                    let follow = FollowPath::new(path.clone())
+                        .with_method(method)
+                        .with_mode(mode);
+                    let force = follow.force(&agent, no_lookup).unwrap();
+                    assert!(force.is_finite(), "{method:?} {mode:?} {radius}: {force}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn reynolds_leaves_an_agent_on_track_alone_and_steers_a_stray_back() {
+        let path = Path::new([v(0.0, 0.0), v(1000.0, 0.0)], 20.0);
+        let follow = FollowPath::new(path).with_method(PathMethod::Reynolds);
+        // On the spine at full speed along it: nothing.
+        let on_track = boid(v(100.0, 5.0), v(180.0, 0.0));
+        assert_eq!(follow.force(&on_track, no_lookup), Ok(Vector::ZERO));
+        // Slower, but on track: speeds up along its heading only.
+        let slow = boid(v(100.0, 5.0), v(60.0, 0.0));
+        assert_eq!(follow.force(&slow, no_lookup), Ok(v(120.0, 0.0)));
+        // Drifting off: (100, 10) + (180, 60) · 1 s = (280, 70), 70 off the spine, projected at
+        // 280; the target is 40 further, (320, 0).
+        let stray = boid(v(100.0, 10.0), v(180.0, 60.0));
+        let expected = (v(320.0, 0.0) - v(100.0, 10.0)).normalize() * 180.0 - v(180.0, 60.0);
+        assert_close(follow.force(&stray, no_lookup).unwrap(), expected);
+        // At rest on the path: seeks the target 40 ahead, (140, 0).
+        let resting = boid(v(100.0, 0.0), Vector::ZERO);
+        assert_close(follow.force(&resting, no_lookup).unwrap(), v(180.0, 0.0));
+        // A patrol going back seeks backwards: (60, 0).
+        let back = FollowPath {
+            forward: false,
+            ..follow.clone().with_mode(PathMode::PingPong)
+        };
+        assert_close(back.force(&resting, no_lookup).unwrap(), v(-180.0, 0.0));
+    }
+
+    #[test]
+    fn advance_moves_on_within_the_radius_only() {
+        let mut follow = FollowPath::new(Path::new(l_shape(), 10.0));
+        assert!(!follow.advance(v(50.0, 50.0)));
+        assert!(follow.advance(v(3.0, 4.0)), "5 from node 0");
+        assert_eq!(follow.current, 1);
+        assert!(!follow.advance(v(3.0, 4.0)));
+        assert!(follow.advance(v(100.0, 10.0)));
+        assert_eq!(follow.current, 2);
+        // One way: stays at the last node.
+        assert!(!follow.advance(v(100.0, 100.0)));
+        assert_eq!(follow.current, 2);
+        // Out of range is clamped.
+        follow.current = 40;
+        assert!(follow.advance(v(0.0, 0.0)));
+        assert_eq!(follow.current, 2);
+        // Zero and NaN radii: only exact arrival.
+        for radius in [0.0, f32::NAN, -1.0] {
+            let mut follow = FollowPath::new(Path::new(l_shape(), radius));
+            assert!(!follow.advance(v(0.0, 0.001)), "{radius}");
+            assert!(follow.advance(v(0.0, 0.0)), "{radius}");
+        }
+        // Bad paths and positions change nothing.
+        let mut empty = FollowPath::default();
+        assert!(!empty.advance(v(0.0, 0.0)));
+        let mut nan = FollowPath::new([v(0.0, 0.0), v(f32::NAN, 0.0)]);
+        assert!(!nan.advance(v(0.0, 0.0)));
+        let mut fine = FollowPath::new(l_shape());
+        assert!(!fine.advance(v(f32::NAN, 0.0)));
+    }
+
+    #[test]
+    fn advance_reverses_a_patrol_and_wraps_a_loop() {
+        let mut patrol = FollowPath::new(Path::new(l_shape(), 10.0)).with_mode(PathMode::PingPong);
+        patrol.current = 2;
+        assert!(patrol.advance(v(100.0, 95.0)));
+        assert_eq!((patrol.current, patrol.forward), (1, false));
+        let mut round = FollowPath::new(Path::new(l_shape(), 10.0)).with_mode(PathMode::Loop);
+        round.current = 2;
+        assert!(round.advance(v(100.0, 95.0)));
+        assert_eq!((round.current, round.forward), (0, true));
+
+        // Reynolds: the node ahead on the nearest segment; a patrol turns within the radius of
+        // its end, measured along the spine.
+        let mut reynolds = FollowPath::new(Path::new(l_shape(), 10.0))
+            .with_method(PathMethod::Reynolds)
+            .with_mode(PathMode::PingPong);
+        assert!(reynolds.advance(v(50.0, 3.0)));
+        assert_eq!((reynolds.current, reynolds.forward), (1, true));
+        assert!(
+            reynolds.advance(v(98.0, 92.0)),
+            "8 from the end along the spine"
+        );
+        assert_eq!((reynolds.current, reynolds.forward), (1, false));
+        assert!(!reynolds.advance(v(98.0, 50.0)));
+        assert!(reynolds.advance(v(5.0, 0.0)));
+        assert_eq!((reynolds.current, reynolds.forward), (1, true));
+        let mut looping = FollowPath::new(Path::new(l_shape(), 10.0))
+            .with_method(PathMethod::Reynolds)
+            .with_mode(PathMode::Loop);
+        // On the closing segment, from (100, 100) back to (0, 0): node 0 is ahead.
+        looping.advance(v(50.0, 52.0));
+        assert_eq!(looping.current, 0);
+    }
+}

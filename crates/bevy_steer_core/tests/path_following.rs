@@ -1,0 +1,349 @@
+//! Path following through the ECS: one way, patrol, loop, Reynolds' method and bad input.
+
+mod common;
+
+use bevy::prelude::*;
+use bevy_steer_core::prelude::*;
+use common::*;
+
+const STEPS_PER_SECOND: f64 = 60.0;
+
+fn follower(app: &App, entity: Entity) -> FollowPath {
+    app.world()
+        .get::<FollowPath>(entity)
+        .expect("agent has FollowPath")
+        .clone()
+}
+
+/// A zig-zag of four nodes, 600 units long.
+fn zig_zag() -> Vec<Vec2> {
+    vec![
+        Vec2::new(0.0, 0.0),
+        Vec2::new(200.0, 0.0),
+        Vec2::new(200.0, 200.0),
+        Vec2::new(400.0, 200.0),
+    ]
+}
+
+/// How far `point` is past `end`, along the direction of the last segment from `before`.
+fn past(point: Vec2, before: Vec2, end: Vec2) -> f32 {
+    (point - end).dot((end - before).normalize())
+}
+
+#[test]
+fn a_one_way_path_ends_at_rest_on_its_last_node_without_overshooting() {
+    for method in [PathMethod::Tutorial, PathMethod::Reynolds] {
+        let mut app = create_app(STEPS_PER_SECOND);
+        let points = zig_zag();
+        let (before, end) = (points[2], points[3]);
+        let agent = spawn(
+            &mut app,
+            (
+                at(0.0, 0.0),
+                FollowPath::new(Path::new(points, 20.0)).with_method(method),
+            ),
+        );
+        let mut furthest_past = f32::NEG_INFINITY;
+        step_checking(&mut app, 15 * 60, |app, _| {
+            assert_agents_sane(app);
+            furthest_past = furthest_past.max(past(position(app, agent), before, end));
+        });
+        let rest = position(&app, agent);
+        let speed = velocity(&app, agent).length();
+        assert!(
+            rest.distance(end) < 2.0 && speed < 1.0,
+            "{method:?}: after 15 s at {rest} ({} from the last node {end}), speed {speed}; \
+             wanted within 2 and below 1",
+            rest.distance(end)
+        );
+        assert!(
+            furthest_past < 3.0,
+            "{method:?}: went {furthest_past} units past the last node, wanted under 3"
+        );
+        if method == PathMethod::Tutorial {
+            assert_eq!(follower(&app, agent).current, 3);
+        }
+        assert!(problems(&app, agent).is_empty());
+    }
+}
+
+#[test]
+fn a_patrol_reverses_at_the_last_node_and_comes_back_to_the_first() {
+    for method in [PathMethod::Tutorial, PathMethod::Reynolds] {
+        let mut app = create_app(STEPS_PER_SECOND);
+        let points = zig_zag();
+        let (first, last) = (points[0], points[3]);
+        let agent = spawn(
+            &mut app,
+            (
+                at(0.0, 0.0),
+                FollowPath::new(Path::new(points, 20.0))
+                    .with_mode(PathMode::PingPong)
+                    .with_method(method),
+            ),
+        );
+        let (mut nearest_last, mut reached_last_at) = (f32::INFINITY, None);
+        let mut nearest_first_after = f32::INFINITY;
+        let mut reversed = false;
+        step_checking(&mut app, 20 * 60, |app, number| {
+            assert_agents_sane(app);
+            let here = position(app, agent);
+            nearest_last = nearest_last.min(here.distance(last));
+            if reached_last_at.is_none() && here.distance(last) < 25.0 {
+                reached_last_at = Some(number);
+            }
+            if reached_last_at.is_some() {
+                nearest_first_after = nearest_first_after.min(here.distance(first));
+                reversed |= !follower(app, agent).forward;
+            }
+        });
+        assert!(
+            reached_last_at.is_some(),
+            "{method:?}: came no nearer than {nearest_last} to the last node {last}; wanted 25"
+        );
+        assert!(reversed, "{method:?}: never turned back");
+        assert!(
+            nearest_first_after < 25.0,
+            "{method:?}: after the last node (step {reached_last_at:?}) came no nearer than \
+             {nearest_first_after} to the first; wanted 25"
+        );
+    }
+}
+
+#[test]
+fn a_loop_wraps_from_the_last_node_to_the_first() {
+    let mut app = create_app(STEPS_PER_SECOND);
+    // A square of side 300, counter-clockwise.
+    let points = vec![
+        Vec2::new(0.0, 0.0),
+        Vec2::new(300.0, 0.0),
+        Vec2::new(300.0, 300.0),
+        Vec2::new(0.0, 300.0),
+    ];
+    let agent = spawn(
+        &mut app,
+        (
+            at(0.0, 0.0),
+            FollowPath::new(Path::new(points.clone(), 20.0)).with_mode(PathMode::Loop),
+        ),
+    );
+    let mut wraps = 0;
+    let mut previous = 0;
+    let mut nearest_first_after_wrap = f32::INFINITY;
+    step_checking(&mut app, 30 * 60, |app, _| {
+        assert_agents_sane(app);
+        let current = follower(app, agent).current;
+        if previous == 3 && current == 0 {
+            wraps += 1;
+        }
+        if wraps > 0 {
+            nearest_first_after_wrap =
+                nearest_first_after_wrap.min(position(app, agent).distance(points[0]));
+        }
+        previous = current;
+    });
+    // 1200 units round, turning wide at each corner: about 9 s a lap, so 3 wraps in 30 s.
+    assert!(
+        wraps >= 2,
+        "wrapped {wraps} times in 30 s; wanted 2 or more"
+    );
+    assert!(
+        nearest_first_after_wrap < 25.0,
+        "came no nearer than {nearest_first_after_wrap} to the first node after wrapping"
+    );
+}
+
+/// The largest distance from the spine of `points` at which `agent` is seen over `seconds`, from
+/// the first step it is within `radius` of it; `None` if it never is.
+fn worst_stray_once_on_path(
+    app: &mut App,
+    agent: Entity,
+    points: &[Vec2],
+    closed: bool,
+    radius: f32,
+    seconds: u32,
+) -> Option<f32> {
+    let mut worst = None;
+    step_checking(app, seconds * 60, |app, _| {
+        assert_agents_sane(app);
+        let off = bevy_steer_core::forces::project_onto_path(points, closed, position(app, agent))
+            .unwrap()
+            .distance;
+        if worst.is_some() || off <= radius {
+            worst = Some(worst.unwrap_or(0.0_f32).max(off));
+        }
+    });
+    worst
+}
+
+#[test]
+fn reynolds_keeps_a_follower_within_the_path_radius_once_on_it() {
+    // A 24-sided loop of radius 600 (turns of 15 degrees) and a one-way wave; the agent starts 80
+    // units off the path, moving at 100 units per second.
+    let circle: Vec<Vec2> = (0..24)
+        .map(|i| Vec2::from_angle(i as f32 * std::f32::consts::TAU / 24.0) * 600.0)
+        .collect();
+    let wave: Vec<Vec2> = (0..=30)
+        .map(|i| Vec2::new(i as f32 * 100.0, 200.0 * (i as f32 * 0.3).sin()))
+        .collect();
+    let cases = [
+        (
+            "loop",
+            circle,
+            PathMode::Loop,
+            Vec2::new(680.0, 0.0),
+            Vec2::Y,
+        ),
+        (
+            "wave",
+            wave,
+            PathMode::OneWay,
+            Vec2::new(0.0, -80.0),
+            Vec2::X,
+        ),
+    ];
+    // The default agent with a radius of 30, and a nimbler one (the tutorials' mass of 20) with
+    // the default radius and a shorter prediction.
+    let agents = [(Mass(1.0), 30.0, 1.0), (Mass(1.0 / 3.0), 20.0, 0.5)];
+    for (name, points, mode, start, heading) in cases {
+        for (mass, radius, prediction) in agents {
+            let mut app = create_app(STEPS_PER_SECOND);
+            let follow = FollowPath {
+                prediction,
+                ..FollowPath::new(Path::new(points.clone(), radius))
+                    .with_method(PathMethod::Reynolds)
+                    .with_mode(mode)
+            };
+            let agent = spawn(
+                &mut app,
+                (
+                    at(start.x, start.y),
+                    Velocity(heading * 100.0),
+                    mass,
+                    follow,
+                ),
+            );
+            let closed = mode == PathMode::Loop;
+            let worst = worst_stray_once_on_path(&mut app, agent, &points, closed, radius, 20)
+                .unwrap_or_else(|| panic!("{name}, {mass:?}: never came within {radius}"));
+            assert!(
+                worst <= radius + 3.0,
+                "{name}, {mass:?}: strayed {worst} from the spine after reaching it; wanted the \
+                 radius {radius} + 3 at most"
+            );
+        }
+    }
+}
+
+#[test]
+fn bad_paths_neither_panic_nor_spread_nan() {
+    let mut app = create_app(STEPS_PER_SECOND);
+    let square = vec![
+        Vec2::new(0.0, 0.0),
+        Vec2::new(100.0, 0.0),
+        Vec2::new(100.0, 100.0),
+        Vec2::new(0.0, 100.0),
+    ];
+    let mut agents = Vec::new();
+    for method in [PathMethod::Tutorial, PathMethod::Reynolds] {
+        for mode in [PathMode::OneWay, PathMode::Loop, PathMode::PingPong] {
+            let follow = |path: Path| FollowPath::new(path).with_method(method).with_mode(mode);
+            let mut nan_point = square.clone();
+            nan_point[2].x = f32::NAN;
+            let bad = [
+                follow(Path::default()),
+                follow(Path::new([Vec2::new(50.0, 50.0)], 20.0)),
+                follow(Path::new(square.clone(), 0.0)),
+                follow(Path::new(square.clone(), f32::NAN)),
+                follow(Path::new(square.clone(), -10.0)),
+                follow(Path::new(square.clone(), f32::INFINITY)),
+                follow(Path::new(nan_point, 20.0)),
+                follow(Path::new([Vec2::ZERO, Vec2::ZERO, Vec2::ZERO], 20.0)),
+                FollowPath {
+                    current: 99,
+                    forward: false,
+                    prediction: f32::NAN,
+                    lookahead: f32::INFINITY,
+                    slowing_radius: -1.0,
+                    ..follow(Path::new(square.clone(), 20.0))
+                },
+            ];
+            for (index, follow) in bad.into_iter().enumerate() {
+                // Every other agent starts at rest.
+                let velocity = if index % 2 == 0 {
+                    Vec2::ZERO
+                } else {
+                    Vec2::new(30.0, -20.0)
+                };
+                agents.push((
+                    method,
+                    mode,
+                    index,
+                    spawn(&mut app, (at(10.0, 10.0), Velocity(velocity), follow)),
+                ));
+            }
+        }
+    }
+    step_checking(&mut app, 10 * 60, |app, _| assert_agents_sane(app));
+    for &(method, mode, index, agent) in &agents {
+        let follow = follower(&app, agent);
+        assert!(
+            follow.current < follow.path.points.len().max(1),
+            "{method:?} {mode:?} #{index}: current {} of {} nodes",
+            follow.current,
+            follow.path.points.len()
+        );
+        let reported = problems(&app, agent);
+        let non_finite = Problem::NonFiniteTarget(BehaviourKind::FOLLOW_PATH);
+        assert_eq!(
+            reported.contains(non_finite),
+            index == 6,
+            "{method:?} {mode:?} #{index}: {:?}",
+            reported.iter().collect::<Vec<_>>()
+        );
+    }
+    // The empty path idles; the one-node path is arrived at.
+    let agent = |wanted| {
+        agents
+            .iter()
+            .find(|&&(method, mode, index, _)| {
+                (method, mode, index) == (PathMethod::Tutorial, PathMode::OneWay, wanted)
+            })
+            .unwrap()
+            .3
+    };
+    let empty = agent(0);
+    assert_eq!(
+        position(&app, empty),
+        Vec2::new(10.0, 10.0),
+        "empty path moved the agent"
+    );
+    let single = agent(1);
+    let rest = position(&app, single);
+    assert!(
+        rest.distance(Vec2::new(50.0, 50.0)) < 2.0 && velocity(&app, single).length() < 1.0,
+        "one-node path: at {rest}, speed {}; wanted within 2 of (50, 50) and below 1",
+        velocity(&app, single).length()
+    );
+}
+
+#[test]
+fn follow_path_is_registered_in_its_priority_place() {
+    let app = create_app(STEPS_PER_SECOND);
+    let kinds: Vec<BehaviourKind> = app
+        .world()
+        .resource::<SteeringBehaviours>()
+        .kinds()
+        .collect();
+    // After avoidance and containment, before the others (see `SteeringCombination`).
+    assert_eq!(kinds, BehaviourKind::BUILT_IN);
+    assert_eq!(kinds[2], BehaviourKind::FOLLOW_PATH);
+    assert_eq!(BehaviourKind::FOLLOW_PATH.name(), "follow path");
+    let registry = app.world().resource::<AppTypeRegistry>().read();
+    for name in ["FollowPath", "Path", "PathMode", "PathMethod"] {
+        assert!(
+            registry.get_with_short_type_path(name).is_some(),
+            "{name} is not registered"
+        );
+    }
+}
