@@ -12,6 +12,9 @@
 //!   structs with a grid, parallelised the same way (the baseline), checked to move every boid to
 //!   the same bits.
 //!
+//! - `obstacles`: one step of N wanderers avoiding N / 100 obstacles inside a containment area, and
+//!   at 100 000 the same with 9 000 more obstacles far outside it.
+//!
 //! Machines are shared and noisy, so the headline figures are ratios between benchmarks of one run;
 //! for wander and flocking, a ratio measured with plugin and baseline in alternate blocks
 //! (`paired_ratio`).
@@ -745,6 +748,34 @@ fn flocking(criterion: &mut Criterion, medians: &mut Medians) {
     group.finish();
 }
 
+/// Obstacle avoidance: N wanderers avoiding N / 100 obstacles inside a containment area (windows of
+/// a fresh scene, as it changes while the agents first meet the obstacles), and at 100 000 the same
+/// with 9 000 more obstacles far outside the area, which should cost nothing.
+fn obstacles(criterion: &mut Criterion, medians: &mut Medians) {
+    let mut group = criterion.benchmark_group("obstacles");
+    for agents in [1_000, 10_000, 100_000] {
+        measure_in_windows(
+            &mut group,
+            "obstacles",
+            medians,
+            "near only",
+            agents,
+            || Scene::Obstacles.app(agents),
+            scenes::step,
+        );
+    }
+    measure_in_windows(
+        &mut group,
+        "obstacles",
+        medians,
+        "with 9 000 far",
+        100_000,
+        || scenes::obstacle_field(100_000, 9_000),
+        scenes::step,
+    );
+    group.finish();
+}
+
 /// Prints the ratios: the figures `docs/performance.md` quotes.
 fn print_summary(medians: &Medians) {
     let ms = |seconds: f64| format!("{:.3} ms", seconds * 1e3);
@@ -791,6 +822,13 @@ fn print_summary(medians: &Medians) {
             "baseline",
         );
     }
+    ratio_row(
+        "obstacles, 9 000 far ones more / near only",
+        "obstacles",
+        100_000,
+        "with 9 000 far",
+        "near only",
+    );
     for agents in [1_000, 10_000, 100_000] {
         ratio_row(
             "neighbours, index / scan",
@@ -816,6 +854,7 @@ fn print_summary(medians: &Medians) {
         ("neighbours", "kdtree"),
         ("flocking", "plugin"),
         ("flocking", "baseline"),
+        ("obstacles", "near only"),
     ] {
         for agents in [1_000, 10_000, 100_000] {
             if let (Some(small), Some(large)) = (
@@ -868,6 +907,7 @@ fn main() {
     hunter_prey(&mut criterion, &mut medians);
     neighbours(&mut criterion, &mut medians);
     flocking(&mut criterion, &mut medians);
+    obstacles(&mut criterion, &mut medians);
     criterion.final_summary();
     print_summary(&medians);
 }

@@ -5,7 +5,7 @@
 //! | --- | --- | --- |
 //! | `--agents N` | 100000 | prey (hunter / prey), wanderers or boids |
 //! | `--steps N` | 2000 | steps of 1/60 s to run |
-//! | `--scene hunter-prey`, `wander` or `flocking` | `hunter-prey` | what to simulate |
+//! | `--scene hunter-prey`, `wander`, `flocking` or `obstacles` | `hunter-prey` | what to simulate |
 //!
 //! `cargo run --release --example stress -- --agents 100000 --steps 2000` shows a progress bar,
 //! then prints steps per second, the time per step (median and 99th percentile, and the median of
@@ -52,9 +52,11 @@ impl Options {
                         "hunter-prey" => Scene::HunterPrey,
                         "wander" => Scene::Wander,
                         "flocking" => Scene::Flocking,
+                        "obstacles" => Scene::Obstacles,
                         _ => {
                             return Err(format!(
-                                "unknown scene {value:?}: hunter-prey, wander or flocking"
+                                "unknown scene {value:?}: hunter-prey, wander, flocking or \
+                                 obstacles"
                             ));
                         }
                     }
@@ -70,6 +72,11 @@ impl Options {
             Scene::Wander => format!("{} wanderers", self.agents),
             Scene::HunterPrey => format!("{} prey and {} hunters", self.agents, self.agents / 100),
             Scene::Flocking => format!("{} boids", self.agents),
+            Scene::Obstacles => format!(
+                "{} wanderers avoiding {} obstacles",
+                self.agents,
+                self.agents / 100
+            ),
         }
     }
 }

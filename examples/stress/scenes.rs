@@ -1,6 +1,7 @@
 //! Headless scenes shared by the `stress` example and the benchmarks (`benches/steering.rs`): N
-//! wanderers, the hunter / prey rules with N prey and N / 100 hunters, or N flocking boids, stepped
-//! one fixed step at a time with no window.
+//! wanderers, the hunter / prey rules with N prey and N / 100 hunters, N flocking boids, or N
+//! wanderers avoiding N / 100 obstacles inside a containment area, stepped one fixed step at a time
+//! with no window.
 //!
 //! The arena grows with the number of agents so that the crowd is as dense at every N (as dense as
 //! 2 000 prey in the example's 1280 x 720 window): the neighbour queries then find as many
@@ -33,6 +34,9 @@ pub enum Scene {
     /// Boids: separation, alignment, cohesion and wander (the circle method, default parameters),
     /// wrapping round the arena's edges.
     Flocking,
+    /// Wanderers avoiding N / 100 obstacles (circles and boxes) spread over the arena, kept in it by
+    /// containment.
+    Obstacles,
 }
 
 impl Scene {
@@ -42,6 +46,7 @@ impl Scene {
             Self::Wander => wanderers(agents),
             Self::HunterPrey => hunter_prey(agents),
             Self::Flocking => flock(agents),
+            Self::Obstacles => obstacle_field(agents, 0),
         }
     }
 }
@@ -204,4 +209,47 @@ pub fn step(app: &mut App) {
     let world = app.world_mut();
     world.resource_mut::<Time>().advance_by(STEP);
     world.run_schedule(SteeringSchedule);
+}
+
+/// The obstacle scene with `agents` wanderers and `agents / 100` obstacles among them, plus
+/// `far_obstacles` more outside the containment area, nowhere near an agent (to show that
+/// obstacles far away cost nothing).
+pub fn obstacle_field(agents: usize, far_obstacles: usize) -> App {
+    let arena = arena_for(agents);
+    let mut app = ready(headless_app());
+    let world = app.world_mut();
+    let obstacle = |index: usize, position: Vec2| {
+        let size = 8.0 + (index % 5) as f32 * 3.0;
+        let shape = if index.is_multiple_of(2) {
+            Obstacle::circle(size)
+        } else {
+            Obstacle::rectangle(Vec2::splat(size * 1.6))
+        };
+        (shape, Transform::from_translation(position.extend(0.0)))
+    };
+    let near: Vec<_> = spread(agents / 100, arena, 0.61)
+        .enumerate()
+        .map(|(index, (position, _))| obstacle(index, position))
+        .collect();
+    world.spawn_batch(near);
+    // A ring of the same density round the arena, a whole arena away from it.
+    let outside = Rect::from_center_half_size(Vec2::ZERO, arena.half_size() * 5.0);
+    let far: Vec<_> = spread(far_obstacles * 3, outside, 0.29)
+        .filter(|(position, _)| !arena.inflate(arena.width()).contains(*position))
+        .take(far_obstacles)
+        .enumerate()
+        .map(|(index, (position, _))| obstacle(index, position))
+        .collect();
+    world.spawn_batch(far);
+    let agents = spread(agents, arena, 0.0).map(move |(position, heading)| {
+        (
+            Transform::from_translation(position.extend(0.0)),
+            Velocity(heading * 60.0),
+            Wander::default().with_angle(heading.to_angle()),
+            AvoidObstacles::new(60.0, 4.0),
+            Containment::rectangle(arena.center(), arena.size()),
+        )
+    });
+    world.spawn_batch(agents);
+    app
 }

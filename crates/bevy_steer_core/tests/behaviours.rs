@@ -276,3 +276,39 @@ fn the_plugin_runs_in_any_schedule_with_a_variable_step() {
         position(&app, agent)
     );
 }
+
+/// How far past its target an agent seeking with arrival goes, starting at rest 600 units away.
+fn arrival_overshoot(mass: f32, max_speed: f32, slowing_radius: f32) -> f32 {
+    let mut app = create_app(60.0);
+    let seeker = spawn(
+        &mut app,
+        (
+            at(-600.0, 0.0),
+            Mass(mass),
+            MaxSpeed(max_speed),
+            MaxForce(10_000.0),
+            Seek::new(Vec2::ZERO).with_slowing_radius(slowing_radius),
+        ),
+    );
+    let mut furthest = f32::NEG_INFINITY;
+    step_checking(&mut app, 60 * 20, |app, _| {
+        furthest = furthest.max(position(app, seeker).x);
+    });
+    furthest
+}
+
+#[test]
+fn arrival_overshoots_unless_the_slowing_radius_is_four_times_mass_times_max_speed() {
+    // The README's rule: inside the slowing radius R the agent is a damped spring with damping
+    // ratio 1 / (2 sqrt(mass * max_speed / R)): it overshoots unless R >= 4 * mass * max_speed.
+    let default = arrival_overshoot(1.0, 180.0, 100.0);
+    assert!(
+        default > 50.0,
+        "the defaults (mass 1, max speed 180, R 100) overshoot by {default}, more than R / 2"
+    );
+    let critical = arrival_overshoot(1.0, 180.0, 4.0 * 180.0);
+    assert!(critical < 1.0, "R = 4 m v overshoots by {critical}");
+    let light = arrival_overshoot(100.0 / (4.0 * 180.0), 180.0, 100.0);
+    assert!(light < 1.0, "a lighter agent overshoots by {light}");
+    println!("overshoot: defaults {default}, R = 720 {critical}, mass 0.139 {light}");
+}

@@ -13,6 +13,12 @@ use crate::tunable::{DISTANCE, Tunable, WEIGHT};
 
 /// Seek a target, slowing down inside `slowing_radius` to arrive at rest (seek with arrival).
 ///
+/// Arrival overshoots the target unless `slowing_radius >= 4 × mass × max_speed` (inside the
+/// radius the agent is a damped spring with damping ratio `1 / (2 √(mass × max_speed / R))`): the
+/// defaults (`Mass(1.0)`, `MaxSpeed(180.0)`, radius 100) go about 59 units past the target before
+/// they settle. To arrive without overshooting, raise the slowing radius to `4 × mass × max_speed`,
+/// or lower the mass or the max speed; a `MaxForce` too small to brake in time adds to it.
+///
 /// When the agent comes within `arrival_tolerance` of its target at a speed of at most
 /// `arrival_speed`, [`Arrived`](crate::events::Arrived) is triggered, once; it can fire again after
 /// the agent has been farther than the tolerance.
