@@ -123,7 +123,7 @@ fn setup(
             // Across the field until the mouse gives them a target.
             Seek::new(Vec2::new(half.x * 0.85, 0.0)).with_slowing_radius(60.0),
             AvoidObstacles::new(100.0, 10.0),
-            Separation::new(24.0).with_strength(600.0),
+            Separation::new(24.0).with_strength(300.0),
             arena,
             FaceVelocity::default(),
         );
