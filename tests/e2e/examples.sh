@@ -14,7 +14,7 @@ source tests/e2e/setup.sh
 out=${E2E_OUT:-target/e2e-examples}
 rm -rf "$out" && mkdir -p "$out"
 out=$(cd "$out" && pwd)
-examples=(wander seek_flee custom_behaviour flocking leader_following queue obstacles)
+examples=(wander seek_flee custom_behaviour flocking leader_following queue obstacles path_following)
 # --workspace: the tests' feature set, so nothing but the examples is rebuilt after the tests.
 cargo build --workspace $(printf -- '--example %s ' "${examples[@]}")
 

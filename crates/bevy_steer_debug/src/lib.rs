@@ -1,6 +1,7 @@
 //! Force-vector gizmos for [bevy_steer](https://crates.io/crates/bevy_steer): each agent's velocity
 //! and each behaviour's force, in the tutorials' colours, and for wanderers the wander circle and
-//! displacement (the tutorial's figure, live).
+//! displacement (the tutorial's figure, live), for obstacle avoiders the look-ahead, and for path
+//! followers the path, its radius and the node sought.
 //!
 //! Add [`SteeringDebugPlugin`] and switch the drawing on and off through the [`SteeringGizmos`]
 //! config group; when it is off, the drawing systems do not run at all.
@@ -23,7 +24,9 @@ use bevy::color::palettes::css;
 use bevy::ecs::system::SystemState;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
-use bevy_steer_core::behaviours::{AvoidObstacles, Wander, WanderMethod};
+use bevy_steer_core::behaviours::{
+    AvoidObstacles, FollowPath, PathMode, SteeringBehaviour, Wander, WanderMethod,
+};
 use bevy_steer_core::components::{MaxSpeed, Steering, Velocity};
 use bevy_steer_core::obstacles::{ObstacleIndex, ObstacleShape};
 use bevy_steer_core::problems::BehaviourKind;
@@ -47,6 +50,10 @@ pub struct SteeringGizmos {
     /// Whether to draw each obstacle-avoiding agent's look-ahead, and the outline of the obstacle
     /// it is about to touch, with the point of contact. Default `true`.
     pub look_ahead: bool,
+    /// Whether to draw each path follower's path in the path-following colour: its spine (closed
+    /// for a [`PathMode::Loop`]) and its radius as a faint band, each distinct path once, and a
+    /// small circle on the node the follower seeks (`current`). Default `true`.
+    pub paths: bool,
     /// Colour of the velocity arrows. Default white.
     pub velocity_color: Color,
     /// Colours of the behaviours' forces. The built-in ones default to the tutorials' colours:
@@ -65,6 +72,7 @@ impl Default for SteeringGizmos {
             wander_circle: true,
             neighbourhoods: false,
             look_ahead: true,
+            paths: true,
             velocity_color: Color::WHITE,
             behaviour_colors: [
                 (BehaviourKind::WANDER, css::GRAY.into()),
@@ -134,6 +142,7 @@ impl Plugin for SteeringDebugPlugin {
                 draw_behaviour_forces,
                 draw_wander_circles,
                 draw_look_aheads,
+                draw_paths,
             )
                 .run_if(steering_gizmos_enabled),
         );
@@ -261,6 +270,82 @@ fn draw_look_aheads(
     }
 }
 
+/// The segments of the spine through `points`, closed by a segment from the last point back to the
+/// first when `closed` (and there are more than two points). Segments with an end that is not
+/// finite are left out.
+fn path_segments(points: &[Vector], closed: bool) -> impl Iterator<Item = (Vector, Vector)> + '_ {
+    let closing = (closed && points.len() > 2)
+        .then(|| (points[points.len() - 1], points[0]))
+        .into_iter();
+    points
+        .windows(2)
+        .map(|pair| (pair[0], pair[1]))
+        .chain(closing)
+        .filter(|(start, end)| start.is_finite() && end.is_finite())
+}
+
+/// A key for a path as drawn (its points, radius and whether it is closed), so that a path many
+/// followers share is drawn once (faint colours drawn over one another would not stay faint).
+fn path_key(follow: &FollowPath) -> u64 {
+    use core::hash::{BuildHasher, Hash, Hasher};
+    let mut hasher = bevy::platform::hash::FixedHasher.build_hasher();
+    (follow.mode == PathMode::Loop).hash(&mut hasher);
+    follow.path.radius.to_bits().hash(&mut hasher);
+    for point in &follow.path.points {
+        point.x.to_bits().hash(&mut hasher);
+        point.y.to_bits().hash(&mut hasher);
+    }
+    hasher.finish()
+}
+
+/// Each active path follower's path in the path-following colour: the spine faint, the radius as
+/// a fainter band (a circle of the radius round each node and lines the radius either side of
+/// each segment), each distinct path once; and a small circle on the node each follower seeks.
+fn draw_paths(
+    mut gizmos: Gizmos<SteeringGizmos>,
+    followers: Query<&FollowPath>,
+    mut drawn: Local<bevy::platform::collections::HashSet<u64>>,
+) {
+    let config = gizmos.config_ext.clone();
+    if !config.paths {
+        return;
+    }
+    let color = config.color(BehaviourKind::FOLLOW_PATH);
+    let (spine, band) = (color.with_alpha(0.6), color.with_alpha(0.25));
+    drawn.clear();
+    for follow in &followers {
+        if !follow.active() {
+            continue;
+        }
+        let points = follow.path.points.as_slice();
+        if let Some(&node) = points.get(follow.current.min(points.len().saturating_sub(1)))
+            && node.is_finite()
+        {
+            gizmos.circle_2d(node, 5.0, color);
+        }
+        if !drawn.insert(path_key(follow)) {
+            continue;
+        }
+        let radius = follow.path.radius;
+        let radius = (radius > 0.0 && radius.is_finite()).then_some(radius);
+        for (start, end) in path_segments(points, follow.mode == PathMode::Loop) {
+            gizmos.line_2d(start, end, spine);
+            let Some(radius) = radius else { continue };
+            let offset = (end - start).normalize_or_zero().perp() * radius;
+            if offset != Vector::ZERO && offset.is_finite() {
+                gizmos.line_2d(start + offset, end + offset, band);
+                gizmos.line_2d(start - offset, end - offset, band);
+            }
+        }
+        for &node in points.iter().filter(|node| node.is_finite()) {
+            match radius {
+                Some(radius) => gizmos.circle_2d(node, radius, band),
+                None => gizmos.circle_2d(node, 2.0, spine),
+            };
+        }
+    }
+}
+
 /// The outline of `shape` placed at `position`.
 fn outline(
     gizmos: &mut Gizmos<SteeringGizmos>,
@@ -316,6 +401,7 @@ pub mod prelude {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bevy_steer_core::behaviours::Path;
 
     #[test]
     fn behaviours_of_your_own_get_colours_of_their_own_on_every_run() {
@@ -335,5 +421,42 @@ mod tests {
         config.set_color(orbit, css::GOLD);
         config.assign_colors([orbit]);
         assert_eq!(config.color(orbit), css::GOLD.into());
+    }
+
+    #[test]
+    fn path_segments_close_loops_and_skip_non_finite_points() {
+        let v = Vector::new;
+        let square = [v(0.0, 0.0), v(1.0, 0.0), v(1.0, 1.0), v(0.0, 1.0)];
+        assert_eq!(path_segments(&square, false).count(), 3);
+        let closed: Vec<_> = path_segments(&square, true).collect();
+        assert_eq!(closed.len(), 4);
+        assert_eq!(closed[3], (v(0.0, 1.0), v(0.0, 0.0)));
+        // Two nodes: the closing segment would retrace the only one.
+        assert_eq!(path_segments(&square[..2], true).count(), 1);
+        assert_eq!(path_segments(&square[..1], true).count(), 0);
+        assert_eq!(path_segments(&[], true).count(), 0);
+        let broken = [v(0.0, 0.0), v(f32::NAN, 0.0), v(1.0, 1.0), v(2.0, 1.0)];
+        let segments: Vec<_> = path_segments(&broken, true).collect();
+        assert_eq!(
+            segments,
+            [(v(1.0, 1.0), v(2.0, 1.0)), (v(2.0, 1.0), v(0.0, 0.0))]
+        );
+    }
+
+    #[test]
+    fn a_shared_path_has_one_key_and_a_loop_another() {
+        let path = Path::new([Vector::ZERO, Vector::new(100.0, 0.0)], 20.0);
+        let one = FollowPath::new(path.clone());
+        let other = FollowPath {
+            current: 1,
+            ..FollowPath::new(path.clone())
+        };
+        assert_eq!(path_key(&one), path_key(&other));
+        let looping = FollowPath::new(path.clone()).with_mode(PathMode::Loop);
+        assert_ne!(path_key(&one), path_key(&looping));
+        assert_ne!(
+            path_key(&one),
+            path_key(&FollowPath::new(path.with_radius(30.0)))
+        );
     }
 }
