@@ -155,6 +155,58 @@ impl ObstacleShape {
         }
     }
 
+    /// How far along the move from `from` by `reach` (0 at `from`, 1 at its end) a body keeping
+    /// `room` from the shape placed at `position` first touches it; `None` when it does not. Exact
+    /// for circles and boxes (the box grown by `room` with square corners, a little cautious at
+    /// them); for segments, tested at points at most `room` apart.
+    pub fn first_contact(
+        self,
+        position: Vector,
+        from: Vector,
+        reach: Vector,
+        room: f32,
+    ) -> Option<f32> {
+        match self {
+            Self::Circle { radius } => {
+                let offset = from - position;
+                let touching = radius + room;
+                let c = offset.length_squared() - touching * touching;
+                if c <= 0.0 {
+                    return Some(0.0);
+                }
+                let a = reach.length_squared();
+                let b = offset.dot(reach);
+                let discriminant = b * b - a * c;
+                if a == 0.0 || discriminant < 0.0 {
+                    return None;
+                }
+                let along = (-b - discriminant.sqrt()) / a;
+                (0.0..=1.0).contains(&along).then_some(along)
+            }
+            Self::Box { half_size } => {
+                // The slabs of the grown box, all axes at once (a zero component of `reach` gives
+                // infinite bounds, or NaN where `from` lies on a face, which `min` / `max` skip).
+                let inverse = Vector::ONE / reach;
+                let low = (position - half_size - room - from) * inverse;
+                let high = (position + half_size + room - from) * inverse;
+                let enter = low.min(high).max_element().max(0.0);
+                let leave = low.max(high).min_element().min(1.0);
+                (enter <= leave).then_some(enter)
+            }
+            Self::Segment { .. } => {
+                let samples = (reach.length() / room.max(1.0)).ceil();
+                let samples = if samples.is_finite() {
+                    (samples as usize).clamp(1, 16)
+                } else {
+                    1
+                };
+                (0..=samples)
+                    .map(|sample| sample as f32 / samples as f32)
+                    .find(|&along| self.signed_distance(position, from + reach * along) < room)
+            }
+        }
+    }
+
     /// The unit direction out of the shape placed at `position`, at `point`: away from its closest
     /// point, and for a point inside a box or a circle, out through the nearest edge. Zero for a
     /// point on a segment, or at a circle's centre.
@@ -190,6 +242,9 @@ pub struct IndexedObstacle {
     /// Its shape.
     pub shape: ObstacleShape,
 }
+
+/// The cells a grid may have whatever the number of obstacles (4 MiB of cell starts).
+const MOST_CELLS: usize = 1 << 20;
 
 /// The most cells one obstacle is put in; a larger one goes into a list every query reads.
 const MOST_CELLS_PER_OBSTACLE: usize = 1024;
@@ -265,9 +320,10 @@ impl ObstacleIndex {
         } else {
             64.0
         };
-        // Wider cells when the obstacles are spread so thin that the grid would have many more
-        // cells than obstacles.
-        let most_cells = (16 * self.obstacles.len()).max(64) as f32;
+        // Wider cells only when the obstacles are spread so thin that the grid would have many
+        // more cells than obstacles and than a million: below that, far-away obstacles leave the
+        // cells near the agents, and what a query costs, as they are.
+        let most_cells = (16 * self.obstacles.len()).max(MOST_CELLS) as f32;
         let extent = high - low;
         let mut size = cell_size;
         while ((extent.x / size).floor() + 1.0) * ((extent.y / size).floor() + 1.0) > most_cells {
@@ -458,6 +514,40 @@ mod tests {
         assert_eq!(
             closest_point_on_segment(Vector::ZERO, Vector::ZERO, Vector::ONE),
             Vector::ZERO
+        );
+    }
+
+    #[test]
+    fn first_contacts_by_hand() {
+        let (from, reach) = (Vector::ZERO, Vector::new(100.0, 0.0));
+        // A circle of 10 at x = 50, room 5: touched when 15 from its centre, at x = 35.
+        let circle = ObstacleShape::Circle { radius: 10.0 };
+        let along = circle.first_contact(Vector::new(50.0, 0.0), from, reach, 5.0);
+        assert!((along.unwrap() - 0.35).abs() < 1e-6, "{along:?}");
+        // Passing 16 from its centre: no contact; ending short of it: none either.
+        assert_eq!(
+            circle.first_contact(Vector::new(50.0, 16.0), from, reach, 5.0),
+            None
+        );
+        assert_eq!(
+            circle.first_contact(Vector::new(150.0, 0.0), from, reach, 5.0),
+            None
+        );
+        // A box 20 wide at x = 60, room 5: its grown face at x = 45; moving along y, outside it: none.
+        let block = ObstacleShape::Box {
+            half_size: Vector::new(10.0, 10.0),
+        };
+        let along = block.first_contact(Vector::new(60.0, 0.0), from, reach, 5.0);
+        assert!((along.unwrap() - 0.45).abs() < 1e-6, "{along:?}");
+        let sideways = Vector::new(0.0, 100.0);
+        assert_eq!(
+            block.first_contact(Vector::new(60.0, 0.0), from, sideways, 5.0),
+            None
+        );
+        // Standing still inside the grown box: at once.
+        assert_eq!(
+            block.first_contact(Vector::new(10.0, 0.0), from, Vector::ZERO, 5.0),
+            Some(0.0)
         );
     }
 

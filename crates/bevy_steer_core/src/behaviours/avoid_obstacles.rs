@@ -11,9 +11,6 @@ use crate::problems::BehaviourKind;
 use crate::systems::{BehaviourAgents, boid, step_agents};
 use crate::tunable::{DISTANCE, FRACTION, Tunable, WEIGHT};
 
-/// The most points a look-ahead is tested at.
-const MOST_SAMPLES: usize = 16;
-
 /// How many steps sideways [`way_round`] looks for free room.
 const WAY_ROUND_STEPS: usize = 8;
 
@@ -58,9 +55,10 @@ fn clearance_at(index: &ObstacleIndex, point: Vector, room: f32) -> f32 {
 /// its demo does), tests the points `ahead` and `ahead / 2` and the agent's position against each
 /// obstacle, avoids only the nearest one hit, by a force `normalise(ahead - centre) * AVOID_FORCE`,
 /// and says itself that this fails at walls and corners. This crate:
-/// - tests the whole look-ahead (points at most `clearance` apart, so a thin wall cannot slip
-///   between two of them) against circles, boxes and wall segments, keeping `clearance` (the
-///   agent's own radius) from them, and avoids the obstacle it would touch first;
+/// - tests the whole look-ahead against circles and boxes exactly, and against wall segments at
+///   points at most `clearance` apart (so a thin wall cannot slip between two of them), keeping
+///   `clearance` (the agent's own radius) from them, and avoids the obstacle it would touch first
+///   ([`ObstacleShape::first_contact`](crate::obstacles::ObstacleShape::first_contact));
 /// - pushes along the obstacle's outward normal where the agent would touch it, turned aside, so
 ///   that a wall or a box face pushes the agent along it rather than straight back; an agent heading
 ///   straight at an obstacle turns to the side with more room (left on a tie), so it does not stop
@@ -186,8 +184,6 @@ impl AvoidObstacles {
         let room = self.room();
         let ahead = self.ahead(agent);
         let reach = ahead - agent.position;
-        let samples = (forces::length(reach) / room.max(1.0)).ceil() as usize;
-        let samples = samples.clamp(1, MOST_SAMPLES);
         let (low, high) = (
             agent.position.min(ahead) - room,
             agent.position.max(ahead) + room,
@@ -209,21 +205,20 @@ impl AvoidObstacles {
                 }
                 return;
             }
-            for sample in 1..=samples {
-                let along = sample as f32 / samples as f32;
-                if threat.is_some_and(|(best, _)| best.along <= along) {
-                    return;
-                }
-                let point = agent.position + reach * along;
-                if distance(point) < room {
-                    let found = Threat {
-                        obstacle: *obstacle,
-                        point,
-                        along,
-                    };
-                    threat = Some((found, 0.0));
-                    return;
-                }
+            let Some(along) =
+                obstacle
+                    .shape
+                    .first_contact(obstacle.position, agent.position, reach, room)
+            else {
+                return;
+            };
+            if threat.is_none_or(|(best, _)| along < best.along) {
+                let found = Threat {
+                    obstacle: *obstacle,
+                    point: agent.position + reach * along,
+                    along,
+                };
+                threat = Some((found, 0.0));
             }
         });
         threat.map(|(threat, _)| threat)
@@ -262,9 +257,11 @@ impl AvoidObstacles {
             heading.perp()
         };
         let room = self.room();
+        // Probed from the obstacle's surface, where the agent would meet it.
+        let surface = shape.closest_point(position, threat.point);
         let (to_left, to_right) = (
-            way_round(index, threat.point, left, room),
-            way_round(index, threat.point, -left, room),
+            way_round(index, surface, left, room),
+            way_round(index, surface, -left, room),
         );
         let side = if threat.along == 0.0 {
             // Already too near: straight back out.
