@@ -3,8 +3,9 @@
 //!
 //! An obstacle is an entity with an [`Obstacle`] and a `Transform`: the shape is placed at the
 //! translation (a segment starts there). Every step, in [`SteeringSystems::Index`], the
-//! [`ObstacleIndex`] is rebuilt from them, so obstacles may move. Each obstacle goes into every
-//! grid cell its bounding box touches, so a query costs the obstacles near it, not all of them.
+//! [`ObstacleIndex`] is rebuilt from those within reach of the avoiding agents, so obstacles may
+//! move. Each obstacle goes into every grid cell its bounding box touches, so a query costs the
+//! obstacles near it, not all of them.
 //!
 //! The geometry (signed distances, outward normals) is 2D: the one place besides the wander circle
 //! and the angles that a 3D build would replace.
@@ -14,6 +15,7 @@
 use bevy::prelude::*;
 
 use crate::Vector;
+use crate::behaviours::AvoidObstacles;
 
 /// The shape of an [`Obstacle`], relative to its `Transform`'s translation.
 #[derive(Reflect, Clone, Copy, Debug, PartialEq)]
@@ -422,22 +424,29 @@ impl ObstacleIndex {
 }
 
 /// Rebuilds the [`ObstacleIndex`] from the obstacles' current positions, in
-/// [`SteeringSystems::Index`](crate::SteeringSystems::Index). An obstacle whose shape or position
-/// is not valid is left out, with a warning once per entity.
+/// [`SteeringSystems::Index`](crate::SteeringSystems::Index), keeping only the obstacles within
+/// reach of an agent with [`AvoidObstacles`] this step (the bounding box of those agents, grown by
+/// the longest look-ahead and clearance among them): obstacles nowhere near cost nothing but this
+/// filter. An obstacle whose shape or position is not valid is left out, with a warning once per
+/// entity.
 pub fn rebuild_obstacle_index(
     mut index: ResMut<ObstacleIndex>,
     obstacles: Query<(Entity, &Obstacle, &Transform)>,
+    avoiders: Query<(&Transform, &AvoidObstacles)>,
     mut warned: Local<bevy::ecs::entity::EntityHashSet>,
 ) {
+    let reachable = avoiders
+        .iter()
+        .filter(|(transform, avoid)| avoid.active() && transform.translation.is_finite())
+        .map(|(transform, avoid)| {
+            let position = transform.translation.truncate();
+            (position, position, avoid.reach())
+        })
+        .reduce(|(low, high, reach), (l, h, r)| (low.min(l), high.max(h), reach.max(r)))
+        .map(|(low, high, reach)| (low - reach, high + reach));
     index.rebuild(obstacles.iter().filter_map(|(entity, obstacle, transform)| {
         let position = transform.translation.truncate();
-        if obstacle.shape.is_valid() && position.is_finite() {
-            Some(IndexedObstacle {
-                entity,
-                position,
-                shape: obstacle.shape,
-            })
-        } else {
+        if !(obstacle.shape.is_valid() && position.is_finite()) {
             if warned.insert(entity) {
                 warn!(
                     "bevy_steer: obstacle {entity} has a size that is negative or not finite, or a \
@@ -445,8 +454,17 @@ pub fn rebuild_obstacle_index(
                     obstacle.shape
                 );
             }
-            None
+            return None;
         }
+        let (low, high) = obstacle.shape.bounds(position);
+        let near = reachable.is_some_and(|(reach_low, reach_high)| {
+            low.cmple(reach_high).all() && high.cmpge(reach_low).all()
+        });
+        near.then_some(IndexedObstacle {
+            entity,
+            position,
+            shape: obstacle.shape,
+        })
     }));
 }
 

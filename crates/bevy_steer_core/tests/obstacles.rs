@@ -310,3 +310,27 @@ fn bad_obstacles_and_agents_inside_are_safe() {
     let index = app.world().resource::<ObstacleIndex>();
     assert_eq!(index.obstacles().len(), 1, "the bad obstacles are left out");
 }
+
+#[test]
+fn the_index_holds_only_obstacles_within_reach_of_an_avoiding_agent() {
+    let mut app = create_app(60.0);
+    let near = app
+        .world_mut()
+        .spawn((Obstacle::circle(10.0), at(110.0, 0.0)))
+        .id();
+    app.world_mut()
+        .spawn((Obstacle::circle(10.0), at(5000.0, 0.0)));
+    // Not avoiding: not counted for the reach.
+    spawn(&mut app, (at(4000.0, 0.0), Wander::default()));
+    spawn(&mut app, (at(0.0, 0.0), AvoidObstacles::new(100.0, 10.0)));
+    step(&mut app, 1);
+    let held: Vec<Entity> = app
+        .world()
+        .resource::<ObstacleIndex>()
+        .obstacles()
+        .iter()
+        .map(|obstacle| obstacle.entity)
+        .collect();
+    // Reach 110 from the agent: the near circle (edge at 100) is within it, the far one is not.
+    assert_eq!(held, [near]);
+}

@@ -158,15 +158,26 @@ impl AvoidObstacles {
         }
     }
 
+    /// How far from the agent an obstacle can matter: the look-ahead at full speed and the
+    /// clearance (zero for values that are negative or not finite).
+    pub fn reach(&self) -> f32 {
+        self.full_look_ahead() + self.room()
+    }
+
+    /// The look-ahead at full speed when it is a finite number that is not negative, else zero.
+    fn full_look_ahead(&self) -> f32 {
+        if self.look_ahead >= 0.0 && self.look_ahead.is_finite() {
+            self.look_ahead
+        } else {
+            0.0
+        }
+    }
+
     /// The end of the agent's look-ahead: `look_ahead` along the velocity at full speed, less when
     /// slower; the agent's position when it stands still.
     pub fn ahead(&self, agent: &Boid) -> Vector {
         let speed = forces::length(agent.velocity);
-        let look_ahead = if self.look_ahead >= 0.0 && self.look_ahead.is_finite() {
-            self.look_ahead
-        } else {
-            0.0
-        };
+        let look_ahead = self.full_look_ahead();
         let share = if agent.max_speed > 0.0 {
             (speed / agent.max_speed).min(1.0)
         } else {
