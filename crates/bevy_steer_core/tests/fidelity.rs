@@ -262,8 +262,9 @@ const CHILD_THREADS: &str = "BEVY_STEER_TEST_COMPUTE_THREADS";
 const CROWD: usize = 4 * 1024 + 3;
 
 /// Final positions of a crowd of wanderers, who also orbit the origin by a registered behaviour of
-/// the test's own and flock (every agent a neighbour, about ten of them each), after `steps`, in
-/// this process's compute pool.
+/// the test's own, flock (every agent a neighbour, about ten of them each), avoid obstacles, stay in
+/// an arena, and some follow a path or combine their forces by priority, after `steps`, in this
+/// process's compute pool.
 fn crowd_after(seed: u64, threads: usize, steps: u32) -> Vec<Vec2> {
     // Bevy's compute pool is global to the process: the first app sets its size for good.
     let mut task_pool_options = TaskPoolOptions::default();
@@ -279,6 +280,25 @@ fn crowd_after(seed: u64, threads: usize, steps: u32) -> Vec<Vec2> {
     let step_length = std::time::Duration::from_secs_f64(1.0 / 60.0);
     app.insert_resource(Time::<Fixed>::from_duration(step_length))
         .insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(step_length));
+    // Circles, boxes and a wall among the crowd.
+    for index in 0..60 {
+        let position = Vec2::new(index as f32 * 70.0 + 35.0, (index % 3) as f32 * 20.0 - 20.0);
+        let obstacle = if index % 2 == 0 {
+            Obstacle::circle(8.0)
+        } else {
+            Obstacle::rectangle(Vec2::splat(12.0))
+        };
+        app.world_mut()
+            .spawn((obstacle, at(position.x, position.y)));
+    }
+    app.world_mut().spawn(Obstacle::wall(
+        Vec2::new(-50.0, 150.0),
+        Vec2::new(600.0, 150.0),
+    ));
+    let path = Path::new(
+        [Vec2::ZERO, Vec2::new(200.0, 0.0), Vec2::new(200.0, 200.0)],
+        20.0,
+    );
     let agents: Vec<Entity> = (0..CROWD)
         .map(|index| {
             // Frames alternate by fours, so that some groups of four take the SIMD lanes (which
@@ -288,19 +308,26 @@ fn crowd_after(seed: u64, threads: usize, steps: u32) -> Vec<Vec2> {
             } else {
                 WanderFrame::Heading
             };
-            app.world_mut()
-                .spawn((
-                    at(index as f32, 0.0),
-                    Wander::default().with_frame(frame),
-                    Orbit {
-                        weight: 0.5,
-                        ..Orbit::new(300.0)
-                    },
-                    Separation::new(3.0),
-                    Alignment::new(5.0),
-                    Cohesion::new(5.0),
-                ))
-                .id()
+            let mut agent = app.world_mut().spawn((
+                at(index as f32, 0.0),
+                Wander::default().with_frame(frame),
+                Orbit {
+                    weight: 0.5,
+                    ..Orbit::new(300.0)
+                },
+                Separation::new(3.0),
+                Alignment::new(5.0),
+                Cohesion::new(5.0),
+                AvoidObstacles::new(40.0, 2.0),
+                Containment::rectangle(Vec2::new(2000.0, 0.0), Vec2::new(5000.0, 1500.0)),
+            ));
+            if index % 3 == 0 {
+                agent.insert(FollowPath::new(path.clone()).with_mode(PathMode::Loop));
+            }
+            if index.is_multiple_of(2) {
+                agent.insert(SteeringCombination::Prioritised);
+            }
+            agent.id()
         })
         .collect();
     for _ in 0..steps {
