@@ -5,7 +5,7 @@
 //! | control | action |
 //! | --- | --- |
 //! | `Q` | switch queueing on / off, to see the pile-up it prevents |
-//! | `F` or left click | show / hide force vectors: white velocity, green seek, and separation in a colour of its own |
+//! | `F` or left click | show / hide force vectors: white velocity, green seek, gold queue brake, and separation in a colour of its own |
 
 mod support;
 

@@ -483,3 +483,36 @@ fn a_queue_with_a_bad_radius_is_reported_and_idle() {
     assert!(problems(&app, bad).contains(Problem::InvalidRadius(Queue::KIND)));
     assert!(position(&app, bad).x > 0.0);
 }
+
+#[test]
+fn a_queueing_agent_records_its_brake_for_the_gizmos() {
+    let mut app = create_app(60.0);
+    app.add_plugins(SpatialIndexPlugin::<Walker>::new(30.0))
+        .add_queue::<Walker>();
+    let walker = |app: &mut App, x: f32| {
+        spawn(
+            app,
+            (
+                at(x, 0.0),
+                Walker,
+                Velocity(Vec2::new(60.0, 0.0)),
+                Seek::new(Vec2::new(1000.0, 0.0)),
+                Queue::default(),
+            ),
+        )
+    };
+    let front = walker(&mut app, 20.0);
+    let rear = walker(&mut app, 0.0);
+    step(&mut app, 1);
+    let brake = |app: &App, agent| app.world().get::<Queue>(agent).unwrap().last_brake;
+    assert_eq!(
+        brake(&app, front),
+        Vec2::ZERO,
+        "nobody ahead of the front walker"
+    );
+    assert!(
+        brake(&app, rear).x < 0.0,
+        "the rear walker brakes: {}",
+        brake(&app, rear)
+    );
+}

@@ -25,7 +25,7 @@ use bevy::ecs::system::SystemState;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy_steer_core::behaviours::{
-    AvoidObstacles, FollowPath, PathMode, SteeringBehaviour, Wander, WanderMethod,
+    AvoidObstacles, FollowPath, PathMode, Queue, SteeringBehaviour, Wander, WanderMethod,
 };
 use bevy_steer_core::components::{MaxSpeed, Steering, Velocity};
 use bevy_steer_core::obstacles::{ObstacleIndex, ObstacleShape};
@@ -84,6 +84,7 @@ impl Default for SteeringGizmos {
                 (BehaviourKind::AVOID_OBSTACLES, css::TOMATO.into()),
                 (BehaviourKind::CONTAINMENT, css::KHAKI.into()),
                 (BehaviourKind::FOLLOW_PATH, css::SIENNA.into()),
+                (BehaviourKind::QUEUE, css::GOLD.into()),
             ]
             .into_iter()
             .collect(),
@@ -142,6 +143,7 @@ impl Plugin for SteeringDebugPlugin {
                 draw_behaviour_forces,
                 draw_wander_circles,
                 draw_look_aheads,
+                draw_queue_brakes,
                 draw_paths,
             )
                 .run_if(steering_gizmos_enabled),
@@ -343,6 +345,21 @@ fn draw_paths(
                 None => gizmos.circle_2d(node, 2.0, spine),
             };
         }
+    }
+}
+
+/// Each queueing agent's brake in the last step, in the queue's colour (the brake runs after every
+/// other force, from the step's sum, so it is drawn from what the step recorded).
+fn draw_queue_brakes(mut gizmos: Gizmos<SteeringGizmos>, agents: Query<(&Queue, &Transform)>) {
+    let config = gizmos.config_ext.clone();
+    let color = config.color(BehaviourKind::QUEUE);
+    for (queue, transform) in &agents {
+        arrow(
+            &mut gizmos,
+            transform.translation.truncate(),
+            queue.last_brake * config.force_scale,
+            color,
+        );
     }
 }
 

@@ -49,6 +49,9 @@ pub struct Queue {
     pub weight: f32,
     /// Whether the behaviour acts. Default `true`.
     pub enabled: bool,
+    /// State, written each step: the brake force added in the last step, zero when the agent did
+    /// not brake (what the debug gizmos draw).
+    pub last_brake: Vector,
 }
 
 impl Default for Queue {
@@ -60,6 +63,7 @@ impl Default for Queue {
             hard_stop: 0.3,
             weight: 1.0,
             enabled: true,
+            last_brake: Vector::ZERO,
         }
     }
 }
@@ -104,7 +108,7 @@ pub fn apply_queue<M: Component>(
     mut agents: Query<
         (
             Entity,
-            &Queue,
+            &mut Queue,
             &Transform,
             &mut Velocity,
             &mut Steering,
@@ -117,7 +121,10 @@ pub fn apply_queue<M: Component>(
         return;
     };
     let dt = time.delta_secs();
-    for (entity, queue, transform, mut velocity, mut steering, mut problems) in &mut agents {
+    for (entity, mut queue, transform, mut velocity, mut steering, mut problems) in &mut agents {
+        // Steering state, like the steering itself: no change ticks for it.
+        let queue = queue.bypass_change_detection();
+        queue.last_brake = Vector::ZERO;
         if !queue.enabled || queue.weight == 0.0 {
             continue;
         }
@@ -160,6 +167,7 @@ pub fn apply_queue<M: Component>(
         if agent_ahead.is_some() {
             steering.0 += force;
             velocity.0 *= kept;
+            queue.last_brake = force;
         }
     }
 }
