@@ -177,13 +177,16 @@ impl AvoidObstacles {
     /// slower; the agent's position when it stands still.
     pub fn ahead(&self, agent: &Boid) -> Vector {
         let speed = forces::length(agent.velocity);
-        let look_ahead = self.full_look_ahead();
-        let share = if agent.max_speed > 0.0 {
-            (speed / agent.max_speed).min(1.0)
+        if !(speed > 0.0 && speed.is_finite()) {
+            return agent.position;
+        }
+        // `look_ahead × min(speed / max_speed, 1)` along the heading: the velocity, scaled once.
+        let per_speed = if agent.max_speed > 0.0 {
+            self.full_look_ahead() / agent.max_speed.max(speed)
         } else {
-            1.0
+            self.full_look_ahead() / speed
         };
-        agent.position + forces::direction_or_zero(agent.velocity) * look_ahead * share
+        agent.position + agent.velocity * per_speed
     }
 
     /// The obstacle the agent would touch first: one it is already within `clearance` of (the
@@ -201,10 +204,19 @@ impl AvoidObstacles {
         );
         let mut threat: Option<(Threat, f32)> = None;
         index.for_each_near(low, high, |obstacle| {
-            let distance = |point| obstacle.shape.signed_distance(obstacle.position, point);
-            // Inside already: deeper is more urgent.
-            let here = distance(agent.position);
-            if here < room {
+            // Most candidates are missed: the cheap contact test first.
+            let Some(along) =
+                obstacle
+                    .shape
+                    .first_contact(obstacle.position, agent.position, reach, room)
+            else {
+                return;
+            };
+            if along == 0.0 {
+                // Inside already (within the clearance): deeper is more urgent.
+                let here = obstacle
+                    .shape
+                    .signed_distance(obstacle.position, agent.position);
                 let depth = here - room;
                 if threat.is_none_or(|(best, rank)| best.along > 0.0 || depth < rank) {
                     let found = Threat {
@@ -214,16 +226,7 @@ impl AvoidObstacles {
                     };
                     threat = Some((found, depth));
                 }
-                return;
-            }
-            let Some(along) =
-                obstacle
-                    .shape
-                    .first_contact(obstacle.position, agent.position, reach, room)
-            else {
-                return;
-            };
-            if threat.is_none_or(|(best, _)| along < best.along) {
+            } else if threat.is_none_or(|(best, _)| along < best.along) {
                 let found = Threat {
                     obstacle: *obstacle,
                     point: agent.position + reach * along,
