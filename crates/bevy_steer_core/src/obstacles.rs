@@ -45,7 +45,7 @@ impl Default for ObstacleShape {
     }
 }
 
-/// Something agents with [`AvoidObstacles`](crate::behaviours::AvoidObstacles) steer round.
+/// Something agents with [`AvoidObstacles`] steer round.
 ///
 /// A shape with a size that is negative or not finite, or an obstacle whose position is not finite,
 /// is left out of the [`ObstacleIndex`] (agents do not see it) and a warning is logged once per
