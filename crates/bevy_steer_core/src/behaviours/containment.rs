@@ -125,13 +125,19 @@ impl SteeringBehaviour for Containment {
         let ahead = agent.position + agent.velocity * look_ahead;
         // The deeper of the agent and its look-ahead into the soft wall.
         let depth = |point: Vector| self.shape.signed_distance(self.centre, point) + margin;
-        let point = if depth(ahead) > depth(agent.position) {
-            ahead
+        let here = depth(agent.position);
+        // A signed distance changes no faster than the point moves: when even the look-ahead's
+        // whole length cannot reach the wall, the agent is well inside (most agents, most steps).
+        if here + forces::length(ahead - agent.position) <= 0.0 {
+            return Ok(Vector::ZERO);
+        }
+        let there = depth(ahead);
+        let (point, depth) = if there > here {
+            (ahead, there)
         } else {
-            agent.position
+            (agent.position, here)
         };
         // NaN (from a position that is not finite) counts as not in the wall.
-        let depth = depth(point);
         if depth.is_nan() || depth <= 0.0 {
             return Ok(Vector::ZERO);
         }
