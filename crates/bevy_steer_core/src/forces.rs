@@ -917,23 +917,24 @@ mod tests {
 }
 
 #[cfg(test)]
-mod path_tests {
+pub(crate) mod path_tests {
+    //! The path functions' tests, and the fixtures `behaviours::follow_path`'s tests share.
     use super::*;
 
     const EPSILON: f32 = 1e-4;
 
-    fn assert_close(actual: Vector, expected: Vector) {
+    pub(crate) fn assert_close(actual: Vector, expected: Vector) {
         assert!(
             actual.abs_diff_eq(expected, EPSILON),
             "expected {expected}, got {actual}"
         );
     }
 
-    fn v(x: f32, y: f32) -> Vector {
+    pub(crate) fn v(x: f32, y: f32) -> Vector {
         Vector::new(x, y)
     }
 
-    fn boid(position: Vector, velocity: Vector) -> Boid {
+    pub(crate) fn boid(position: Vector, velocity: Vector) -> Boid {
         Boid {
             position,
             velocity,
@@ -941,13 +942,13 @@ mod path_tests {
         }
     }
 
-    /// An L: 100 units right, then 100 up.
-    fn l_shape() -> Vec<Vector> {
+    /// An L: 100 units right, then 100 up. Length 200 open, 200 + 100·√2 closed.
+    pub(crate) fn l_shape() -> Vec<Vector> {
         vec![v(0.0, 0.0), v(100.0, 0.0), v(100.0, 100.0)]
     }
 
     /// A square of side 100, counter-clockwise from the origin: length 300 open, 400 closed.
-    fn square() -> Vec<Vector> {
+    pub(crate) fn square() -> Vec<Vector> {
         vec![v(0.0, 0.0), v(100.0, 0.0), v(100.0, 100.0), v(0.0, 100.0)]
     }
 

@@ -16,6 +16,7 @@ use bevy::prelude::*;
 
 use crate::Vector;
 use crate::behaviours::AvoidObstacles;
+use crate::forces::closest_point_on_segment;
 
 /// The shape of an [`Obstacle`], relative to its `Transform`'s translation.
 #[derive(Reflect, Clone, Copy, Debug, PartialEq)]
@@ -138,7 +139,7 @@ impl ObstacleShape {
                     position + Vector::new(offset.x, half_size.y.copysign(offset.y))
                 }
             }
-            Self::Segment { end } => closest_point_on_segment(position, position + end, point),
+            Self::Segment { end } => closest_point_on_segment(point, position, position + end),
         }
     }
 
@@ -152,7 +153,7 @@ impl ObstacleShape {
                 outside.max(Vector::ZERO).length() + outside.max_element().min(0.0)
             }
             Self::Segment { end } => {
-                point.distance(closest_point_on_segment(position, position + end, point))
+                point.distance(closest_point_on_segment(point, position, position + end))
             }
         }
     }
@@ -221,17 +222,6 @@ impl ObstacleShape {
             away
         }
     }
-}
-
-/// The point of the segment from `start` to `end` closest to `point`.
-pub fn closest_point_on_segment(start: Vector, end: Vector, point: Vector) -> Vector {
-    let along = end - start;
-    let length_squared = along.length_squared();
-    if length_squared <= 0.0 || length_squared.is_nan() {
-        return start;
-    }
-    let t = ((point - start).dot(along) / length_squared).clamp(0.0, 1.0);
-    start + along * t
 }
 
 /// An obstacle as the index holds it.
@@ -528,10 +518,6 @@ mod tests {
         assert_eq!(
             wall.outward_normal(Vector::ZERO, Vector::new(5.0, -3.0)),
             -Vector::Y
-        );
-        assert_eq!(
-            closest_point_on_segment(Vector::ZERO, Vector::ZERO, Vector::ONE),
-            Vector::ZERO
         );
     }
 

@@ -445,36 +445,7 @@ fn effective_radius(radius: f32) -> f32 {
 mod tests {
     use super::*;
 
-    const EPSILON: f32 = 1e-4;
-
-    fn assert_close(actual: Vector, expected: Vector) {
-        assert!(
-            actual.abs_diff_eq(expected, EPSILON),
-            "expected {expected}, got {actual}"
-        );
-    }
-
-    fn v(x: f32, y: f32) -> Vector {
-        Vector::new(x, y)
-    }
-
-    fn boid(position: Vector, velocity: Vector) -> Boid {
-        Boid {
-            position,
-            velocity,
-            max_speed: 180.0,
-        }
-    }
-
-    /// An L: 100 units right, then 100 up. Length 200 open, 200 + 100·√2 closed.
-    fn l_shape() -> Vec<Vector> {
-        vec![v(0.0, 0.0), v(100.0, 0.0), v(100.0, 100.0)]
-    }
-
-    /// A square of side 100, counter-clockwise from the origin: length 300 open, 400 closed.
-    fn square() -> Vec<Vector> {
-        vec![v(0.0, 0.0), v(100.0, 0.0), v(100.0, 100.0), v(0.0, 100.0)]
-    }
+    use crate::forces::path_tests::{assert_close, boid, l_shape, square, v};
 
     fn no_lookup(_: Entity) -> Option<TargetState> {
         None
