@@ -48,18 +48,16 @@ pub fn boid(transform: &Transform, velocity: &Velocity, max_speed: &MaxSpeed) ->
     }
 }
 
-/// Adds `force * weight` to the agent's steering, or drops it and returns the problem when it is
-/// not finite. With a `budget` (prioritised combination), the force is shortened to what is left
-/// of it after the forces added so far, and nothing is added once it is spent.
+/// Adds a behaviour's weighted force to the agent's steering, or drops it and returns the problem
+/// when it is not finite. With a `budget` (prioritised combination), the force is shortened to what
+/// is left of it after the forces added so far, and nothing is added once it is spent.
 #[inline]
 fn add_weighted_force(
     steering: &mut Steering,
     kind: BehaviourKind,
-    force: Vec2,
-    weight: f32,
+    weighted: Vec2,
     budget: Option<f32>,
 ) -> Option<Problem> {
-    let weighted = force * weight;
     if !weighted.is_finite() {
         return Some(Problem::NonFiniteForce(kind));
     }
@@ -184,6 +182,49 @@ impl<'a> Budgets<'a> {
     }
 }
 
+/// The columns every stepping job reads for its agents (beside the behaviour's own), cut to the
+/// job's rows.
+#[derive(Clone, Copy)]
+struct AgentColumns<'a> {
+    transforms: &'a [Transform],
+    velocities: &'a [Velocity],
+    max_speeds: &'a [MaxSpeed],
+    reported: &'a [ReportedProblems],
+    budgets: Budgets<'a>,
+}
+
+impl<'a> AgentColumns<'a> {
+    /// The rows of `range`.
+    fn rows(self, range: core::ops::Range<usize>) -> Self {
+        Self {
+            transforms: &self.transforms[range.clone()],
+            velocities: &self.velocities[range.clone()],
+            max_speeds: &self.max_speeds[range.clone()],
+            reported: &self.reported[range.clone()],
+            budgets: self.budgets.rows(range),
+        }
+    }
+
+    /// The agent in `row` as the force functions see it.
+    fn boid(self, row: usize) -> Boid {
+        boid(
+            &self.transforms[row],
+            &self.velocities[row],
+            &self.max_speeds[row],
+        )
+    }
+
+    /// The agent in `row` of the job stepping `rows`, for [`settle`].
+    fn agent(self, rows: Rows, row: usize) -> AgentRow<'a> {
+        AgentRow {
+            rows,
+            row,
+            reported: &self.reported[row],
+            budget: self.budgets.at(row),
+        }
+    }
+}
+
 /// Settles one behaviour's weighted force on one agent, the same way in every stepping loop: adds
 /// it into the agent's steering, or notes the problem (new ones only) or the lost target.
 #[inline]
@@ -201,7 +242,7 @@ fn settle(
         budget,
     } = agent;
     let problem = match force {
-        Ok(force) => add_weighted_force(steering, kind, force, 1.0, budget),
+        Ok(force) => add_weighted_force(steering, kind, force, budget),
         Err(NoTarget::Missing(target)) => {
             // Always passed on, whether or not it was logged before: the target is forgotten and
             // announced after the pass.
@@ -308,7 +349,13 @@ pub(crate) fn step_agents<B, F>(
         (entities, behaviours, transforms, velocities, max_speeds, steering, problems, budgets),
     ) in tables.iter_mut().enumerate()
     {
-        let budgets = Budgets::new(*budgets);
+        let columns = AgentColumns {
+            transforms,
+            velocities,
+            max_speeds,
+            reported: problems,
+            budgets: Budgets::new(*budgets),
+        };
         // Read here; written (and marked changed) only when a target is forgotten.
         let behaviours = &*behaviours.bypass_change_detection();
         // Steering is the plugin's own per-step scratch: no change ticks for it.
@@ -320,41 +367,21 @@ pub(crate) fn step_agents<B, F>(
                 rows,
                 &entities[range.clone()],
                 &behaviours[range.clone()],
-                &transforms[range.clone()],
-                &velocities[range.clone()],
-                &max_speeds[range.clone()],
+                columns.rows(range),
                 steering,
-                &problems[range.clone()],
-                budgets.rows(range),
             ));
         }
     }
     let findings = run_jobs(
         jobs,
-        |(
-            rows,
-            entities,
-            behaviours,
-            transforms,
-            velocities,
-            max_speeds,
-            steering,
-            problems,
-            budgets,
-        ),
-         found| {
+        |(rows, entities, behaviours, columns, steering), found| {
             let mut scratch = NeighbourScratch::default();
             for row in 0..rows.len {
-                let agent = boid(&transforms[row], &velocities[row], &max_speeds[row]);
+                let agent = columns.boid(row);
                 if let Some(force) =
                     weighted_force(&behaviours[row], &agent, entities[row], &mut scratch)
                 {
-                    let agent_row = AgentRow {
-                        rows,
-                        row,
-                        reported: &problems[row],
-                        budget: budgets.at(row),
-                    };
+                    let agent_row = columns.agent(rows, row);
                     settle(force, kind, &mut steering[row], agent_row, found);
                 }
             }
@@ -603,7 +630,13 @@ pub fn apply_flocking<M: Component>(
         ),
     ) in tables.iter_mut().enumerate()
     {
-        let budgets = Budgets::new(*budgets);
+        let columns = AgentColumns {
+            transforms,
+            velocities,
+            max_speeds,
+            reported: problems,
+            budgets: Budgets::new(*budgets),
+        };
         let steering = steering.bypass_change_detection();
         let per_task = agents_per_task(steering.len());
         for (rows, steering) in chunked(table, per_task, steering) {
@@ -617,59 +650,36 @@ pub fn apply_flocking<M: Component>(
                 rows,
                 &entities[range.clone()],
                 rules,
-                &transforms[range.clone()],
-                &velocities[range.clone()],
-                &max_speeds[range.clone()],
+                columns.rows(range),
                 steering,
-                &problems[range.clone()],
-                budgets.rows(range),
             ));
         }
     }
-    let findings = run_jobs(
-        jobs,
-        |(
-            rows,
-            entities,
-            rules,
-            transforms,
-            velocities,
-            max_speeds,
-            steering,
-            problems,
-            budgets,
-        ),
-         found| {
-            let mut scratch = NeighbourScratch::default();
-            for row in 0..rows.len {
-                let agent = boid(&transforms[row], &velocities[row], &max_speeds[row]);
-                let separation = active_rule(rules.0, row);
-                let alignment = active_rule(rules.1, row);
-                let cohesion = active_rule(rules.2, row);
-                let reach = [
-                    separation.and_then(|rule| neighbourhood_radius(rule).ok()),
-                    alignment.and_then(|rule| neighbourhood_radius(rule).ok()),
-                    cohesion.and_then(|rule| neighbourhood_radius(rule).ok()),
-                ]
-                .into_iter()
-                .flatten()
-                .reduce(f32::max);
-                if let Some(reach) = reach {
-                    scratch.walk(index, &agent, entities[row], reach);
-                }
-                let agent_row = AgentRow {
-                    rows,
-                    row,
-                    reported: &problems[row],
-                    budget: budgets.at(row),
-                };
-                let steering = &mut steering[row];
-                settle_rule(separation, &agent, &mut scratch, steering, agent_row, found);
-                settle_rule(alignment, &agent, &mut scratch, steering, agent_row, found);
-                settle_rule(cohesion, &agent, &mut scratch, steering, agent_row, found);
+    let findings = run_jobs(jobs, |(rows, entities, rules, columns, steering), found| {
+        let mut scratch = NeighbourScratch::default();
+        for row in 0..rows.len {
+            let agent = columns.boid(row);
+            let separation = active_rule(rules.0, row);
+            let alignment = active_rule(rules.1, row);
+            let cohesion = active_rule(rules.2, row);
+            let reach = [
+                separation.and_then(|rule| neighbourhood_radius(rule).ok()),
+                alignment.and_then(|rule| neighbourhood_radius(rule).ok()),
+                cohesion.and_then(|rule| neighbourhood_radius(rule).ok()),
+            ]
+            .into_iter()
+            .flatten()
+            .reduce(f32::max);
+            if let Some(reach) = reach {
+                scratch.walk(index, &agent, entities[row], reach);
             }
-        },
-    );
+            let agent_row = columns.agent(rows, row);
+            let steering = &mut steering[row];
+            settle_rule(separation, &agent, &mut scratch, steering, agent_row, found);
+            settle_rule(alignment, &agent, &mut scratch, steering, agent_row, found);
+            settle_rule(cohesion, &agent, &mut scratch, steering, agent_row, found);
+        }
+    });
     for finding in findings {
         let (entities, .., problems, _) = &mut tables[finding.table];
         record(problems, entities[finding.row], finding);
@@ -751,7 +761,13 @@ pub fn apply_wander(
         (_, wanders, rngs, transforms, velocities, max_speeds, steering, problems, budgets),
     ) in tables.iter_mut().enumerate()
     {
-        let budgets = Budgets::new(*budgets);
+        let columns = AgentColumns {
+            transforms,
+            velocities,
+            max_speeds,
+            reported: problems,
+            budgets: Budgets::new(*budgets),
+        };
         // Steering, the random state and the wander angle are the plugin's own per-step scratch:
         // marking them changed every step would tell no system anything.
         let wanders = wanders.bypass_change_detection();
@@ -762,68 +778,48 @@ pub fn apply_wander(
                 .zip(steering.bypass_change_detection().chunks_mut(per_task)),
         ) {
             let range = rows.range();
-            jobs.push((
-                rows,
-                wanders,
-                rngs,
-                &transforms[range.clone()],
-                &velocities[range.clone()],
-                &max_speeds[range.clone()],
-                steering,
-                &problems[range.clone()],
-                budgets.rows(range),
-            ));
+            jobs.push((rows, wanders, rngs, columns.rows(range), steering));
         }
     }
-    let findings = run_jobs(
-        jobs,
-        |(rows, wanders, rngs, transforms, velocities, max_speeds, steering, problems, budgets),
-         found| {
-            for (start, group) in lanes::groups(rows.len) {
-                let on_lanes = (group.len() == LANES
-                    && wanders[group.clone()].iter().all(Wander::is_world_circle))
-                .then(|| {
-                    lanes::wander_circle(
-                        Vec2x4::from_fn(|lane| velocities[start + lane].0),
-                        [
-                            lanes_of(wanders, start, |wander| wander.circle_distance),
-                            lanes_of(wanders, start, |wander| wander.circle_radius),
-                            lanes_of(wanders, start, |wander| wander.angle),
-                        ],
-                    )
-                })
-                .flatten();
-                for row in group {
-                    let wander = &mut wanders[row];
-                    if !wander.active() {
-                        continue;
-                    }
-                    let force = match on_lanes {
-                        Some(forces) => {
-                            wander.turn(&mut rngs[row], dt);
-                            forces.lane(row - start)
-                        }
-                        None => {
-                            let agent = boid(&transforms[row], &velocities[row], &max_speeds[row]);
-                            wander.step(&agent, &mut rngs[row], dt)
-                        }
-                    };
-                    let weight = wander.weight;
-                    let budget = budgets.at(row);
-                    if let Some(problem) = add_weighted_force(
-                        &mut steering[row],
-                        BehaviourKind::WANDER,
-                        force,
-                        weight,
-                        budget,
-                    ) && !problems[row].contains(problem)
-                    {
-                        found.push(rows.finding(row, problem));
-                    }
+    let findings = run_jobs(jobs, |(rows, wanders, rngs, columns, steering), found| {
+        for (start, group) in lanes::groups(rows.len) {
+            let on_lanes = (group.len() == LANES
+                && wanders[group.clone()].iter().all(Wander::is_world_circle))
+            .then(|| {
+                lanes::wander_circle(
+                    Vec2x4::from_fn(|lane| columns.velocities[start + lane].0),
+                    [
+                        lanes_of(wanders, start, |wander| wander.circle_distance),
+                        lanes_of(wanders, start, |wander| wander.circle_radius),
+                        lanes_of(wanders, start, |wander| wander.angle),
+                    ],
+                )
+            })
+            .flatten();
+            for row in group {
+                let wander = &mut wanders[row];
+                if !wander.active() {
+                    continue;
                 }
+                let force = match on_lanes {
+                    Some(forces) => {
+                        wander.turn(&mut rngs[row], dt);
+                        forces.lane(row - start)
+                    }
+                    None => wander.step(&columns.boid(row), &mut rngs[row], dt),
+                };
+                let agent = columns.agent(rows, row);
+                let weighted = Ok(force * wander.weight);
+                settle(
+                    weighted,
+                    BehaviourKind::WANDER,
+                    &mut steering[row],
+                    agent,
+                    found,
+                );
             }
-        },
-    );
+        }
+    });
     for finding in findings {
         let (entities, .., problems, _) = &mut tables[finding.table];
         record(problems, entities[finding.row], finding);
