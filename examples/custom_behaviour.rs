@@ -9,7 +9,7 @@
 //! | left click (outside the panel) | move the orbit's centre to the cursor |
 //! | `O` | switch the orbit on / off (the ships keep their tuning and just wander meanwhile, round the window's edges) |
 //! | `F` | show / hide force vectors: white velocity, grey wander, the orbit in its own colour |
-//! | the panel | tune the orbit's radius, lead and weight, wander and the limits, live |
+//! | the panel | tune the orbit's radius, lead and weight, wander and the limits, live; save (as `custom_behaviour`, the first time), load or reset presets |
 
 mod support;
 
@@ -73,7 +73,11 @@ fn main() {
         .add_plugins((
             default_plugins("bevy_steer: a custom behaviour"),
             SteeringPlugin::default(),
-            SteeringEguiPlugin::default(),
+            SteeringEguiPlugin::with_preset_directory(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/assets/presets"
+            ))
+            .with_preset_name("custom_behaviour"),
             ScriptedRunPlugin,
             force_vectors_plugin,
             smooth_motion,
