@@ -425,6 +425,10 @@ pub fn rebuild_obstacle_index(
     avoiders: Query<(&Transform, &AvoidObstacles)>,
     mut warned: Local<bevy::ecs::entity::EntityHashSet>,
 ) {
+    // No obstacles (most scenes without them): no pass over the agents either.
+    if obstacles.is_empty() {
+        return index.rebuild([]);
+    }
     let reachable = avoiders
         .iter()
         .filter(|(transform, avoid)| avoid.active() && transform.translation.is_finite())
