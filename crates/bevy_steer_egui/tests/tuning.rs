@@ -141,7 +141,14 @@ fn every_behaviours_numeric_fields_are_found_by_reflection() {
     );
     assert_eq!(
         fields("Queue"),
-        ["ahead_distance", "radius", "brake", "hard_stop", "weight"]
+        [
+            "ahead_distance",
+            "radius",
+            "brake",
+            "hard_stop",
+            "min_distance",
+            "weight"
+        ]
     );
     assert_eq!(
         fields("FollowLeader"),

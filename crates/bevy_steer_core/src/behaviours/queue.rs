@@ -4,7 +4,7 @@ use bevy::prelude::*;
 
 use super::weight_and_switch_builders;
 use crate::Vector;
-use crate::components::{Steering, Velocity};
+use crate::components::{Mass, MaxForce, MaxSpeed, Steering, Velocity};
 use crate::forces::{self, TUTORIAL_FRAME_RATE};
 use crate::problems::{BehaviourKind, Problem, ReportedProblems};
 use crate::spatial::Neighbours;
@@ -28,6 +28,19 @@ use crate::tunable::{DISTANCE, FRACTION, Tunable, WEIGHT};
 /// look-ahead point), so that two agents converging side by side, or an agent at rest, do not stop
 /// each other for good. The defaults are the tutorial demo's (`MAX_QUEUE_AHEAD = 30`, `MAX_QUEUE_RADIUS = 30`,
 /// brake 0.8, hard stop 0.3); distances are the same in this crate's units.
+///
+/// Personal space, off by default (`min_distance = 0.0`: the tutorial's queue, which brakes but can
+/// still be carried into the agent ahead by the forces it does not cancel): with a `min_distance`
+/// above zero, queue also never lets the step's velocity carry the agent towards another agent with
+/// the marker faster than would use up half the room between them beyond `min_distance`
+/// ([`keep_apart`](Self::keep_apart)). When that limits the velocity, queue settles the step
+/// itself: it works out the velocity integration would give (the steering truncated to
+/// [`MaxForce`], over [`Mass`], capped at [`MaxSpeed`]), limits it, writes it to [`Velocity`] and
+/// clears [`Steering`]. Two agents that both keep the same `min_distance` therefore never come
+/// closer than it (to rounding): discs of radius `r` with a `min_distance` of at least `2 r` never
+/// overlap. An agent without it (or with a smaller one) may still walk into another's space, and
+/// agents already closer than `min_distance` are only kept from coming closer still. Like the
+/// brake, it acts only while queue is enabled with a weight other than zero and a valid `radius`.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
 #[reflect(Component, Default, Debug, PartialEq, Clone)]
 #[require(Steering)]
@@ -44,6 +57,11 @@ pub struct Queue {
     /// The velocity kept per tutorial frame when the agent ahead is within `radius`. Default `0.3`.
     #[reflect(@FRACTION)]
     pub hard_stop: f32,
+    /// Personal space: how near, centre to centre, the agent's own velocity may never carry it to
+    /// another agent with the marker (see above). Default `0.0`: none, the tutorial's. A value
+    /// that is not a finite number above zero also means none.
+    #[reflect(@DISTANCE)]
+    pub min_distance: f32,
     /// Factor on the brake. Default `1.0`.
     #[reflect(@WEIGHT)]
     pub weight: f32,
@@ -61,6 +79,7 @@ impl Default for Queue {
             radius: 30.0,
             brake: 0.8,
             hard_stop: 0.3,
+            min_distance: 0.0,
             weight: 1.0,
             enabled: true,
             last_brake: Vector::ZERO,
@@ -98,7 +117,90 @@ impl Queue {
         };
         (force, kept)
     }
+
+    /// Sets the personal space, [`min_distance`](Self::min_distance).
+    pub fn with_min_distance(mut self, min_distance: f32) -> Self {
+        self.min_distance = min_distance;
+        self
+    }
+
+    /// The personal space when it is a finite number above zero, else `None` (none kept).
+    pub fn personal_space(&self) -> Option<f32> {
+        (self.min_distance > 0.0 && self.min_distance.is_finite()).then_some(self.min_distance)
+    }
+
+    /// The velocity that keeps the personal space: `velocity` for a step of `dt` seconds of an
+    /// agent at `position`, limited so that towards each of `others` (entities and positions) it
+    /// closes at most half the room between them beyond
+    /// [`min_distance`](Self::min_distance) (none when they are already that close), the other
+    /// half being the other agent's. `None` when `velocity` already keeps it (or there is no
+    /// personal space, or `dt`, `position` or `velocity` is not finite, or `dt` is not above
+    /// zero).
+    ///
+    /// The limit towards each agent is a half-plane of velocities. The one the velocity crosses
+    /// furthest (ties to the lesser entity) takes off the velocity's excess along it, up to four
+    /// times, so that the agent slides past instead of stopping; then, should
+    /// the velocity still cross some limit, it is scaled down to the strictest. Each choice is a
+    /// maximum or a minimum, so the result does not depend on the order of `others`, and it is
+    /// never faster than `velocity`. An agent on `position` itself gives no direction and is
+    /// passed over.
+    pub fn keep_apart(
+        &self,
+        position: Vector,
+        velocity: Vector,
+        others: &[(Entity, Vector)],
+        dt: f32,
+    ) -> Option<Vector> {
+        let space = self.personal_space()?;
+        if !(dt > 0.0 && dt.is_finite() && position.is_finite() && velocity.is_finite()) {
+            return None;
+        }
+        // Per other agent: the unit direction to it and the speed towards it allowed.
+        let limits = others.iter().filter_map(|&(entity, other)| {
+            let offset = other - position;
+            let distance = forces::length(offset);
+            (distance > 0.0 && distance.is_finite()).then(|| {
+                (
+                    entity,
+                    offset / distance,
+                    (distance - space).max(0.0) / (2.0 * dt),
+                )
+            })
+        });
+        let mut kept = velocity;
+        for _ in 0..KEEP_APART_ROUNDS {
+            let mut worst: Option<(f32, Entity, Vector)> = None;
+            for (entity, direction, allowed) in limits.clone() {
+                let excess = kept.dot(direction) - allowed;
+                if excess > 0.0
+                    && worst.is_none_or(|(most, most_entity, _)| {
+                        excess > most || (excess == most && entity < most_entity)
+                    })
+                {
+                    worst = Some((excess, entity, direction));
+                }
+            }
+            let Some((excess, _, direction)) = worst else {
+                break;
+            };
+            kept -= direction * excess;
+        }
+        let scale = limits.fold(1.0_f32, |scale, (_, direction, allowed)| {
+            let towards = kept.dot(direction);
+            if towards > allowed {
+                scale.min(allowed / towards)
+            } else {
+                scale
+            }
+        });
+        kept *= scale;
+        (kept != velocity).then_some(kept)
+    }
 }
+
+/// How many times [`Queue::keep_apart`] takes the excess off the velocity along the limit it
+/// crosses furthest, before scaling it down to the rest.
+const KEEP_APART_ROUNDS: usize = 4;
 
 /// Queues the agents with marker `M` behind the agent ahead of them: the system
 /// [`add_queue`](crate::plugin::SteeringAppExt::add_queue) schedules.
@@ -112,16 +214,20 @@ pub fn apply_queue<M: Component>(
             &Transform,
             &mut Velocity,
             &mut Steering,
+            (&Mass, &MaxSpeed, &MaxForce),
             &mut ReportedProblems,
         ),
         With<M>,
     >,
+    mut near: Local<Vec<(Entity, Vector)>>,
 ) {
     let Some(index) = agents_ahead.index() else {
         return;
     };
     let dt = time.delta_secs();
-    for (entity, mut queue, transform, mut velocity, mut steering, mut problems) in &mut agents {
+    for (entity, mut queue, transform, mut velocity, mut steering, limits, mut problems) in
+        &mut agents
+    {
         // Steering state, like the steering itself: no change ticks for it.
         let queue = queue.bypass_change_detection();
         queue.last_brake = Vector::ZERO;
@@ -169,5 +275,151 @@ pub fn apply_queue<M: Component>(
             velocity.0 *= kept;
             queue.last_brake = force;
         }
+        let Some(space) = queue.personal_space() else {
+            continue;
+        };
+        // The velocity integration would give, and the agents it could carry this one too near.
+        let (mass, max_speed, max_force) = limits;
+        let settled = forces::integrate_velocity(
+            velocity.0,
+            steering.0,
+            mass.0,
+            max_speed.effective(),
+            max_force.effective(),
+            dt,
+        );
+        near.clear();
+        let reach = space + 2.0 * forces::length(settled) * dt;
+        index.for_each_within(position, reach, |other| {
+            if other.entity != entity {
+                near.push((other.entity, other.position));
+            }
+        });
+        if let Some(kept) = queue.keep_apart(position, settled, &near, dt) {
+            velocity.0 = kept;
+            steering.0 = Vector::ZERO;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DT: f32 = 1.0 / 60.0;
+
+    fn entity(index: u32) -> Entity {
+        Entity::from_raw_u32(index + 1).unwrap()
+    }
+
+    fn spaced(min_distance: f32) -> Queue {
+        Queue::default().with_min_distance(min_distance)
+    }
+
+    #[test]
+    fn no_personal_space_by_default_or_for_bad_values() {
+        let velocity = Vector::new(120.0, 0.0);
+        let others = [(entity(0), Vector::new(1.0, 0.0))];
+        assert_eq!(Queue::default().min_distance, 0.0);
+        for min_distance in [0.0, -10.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+            let queue = spaced(min_distance);
+            assert_eq!(queue.personal_space(), None, "{min_distance}");
+            assert_eq!(queue.keep_apart(Vector::ZERO, velocity, &others, DT), None);
+        }
+    }
+
+    #[test]
+    fn the_approach_is_limited_to_half_the_room_left() {
+        let queue = spaced(10.0);
+        // 12 apart: 2 of room, 1 of it this agent's in a step of 1/60 s, so 60 a second.
+        let others = [(entity(0), Vector::new(12.0, 0.0))];
+        let kept = queue.keep_apart(Vector::ZERO, Vector::new(120.0, 0.0), &others, DT);
+        assert!(
+            kept.unwrap().abs_diff_eq(Vector::new(60.0, 0.0), 1e-3),
+            "{kept:?}"
+        );
+        // Heading at it aslant: only the part towards it is cut, the agent slides past.
+        let kept = queue.keep_apart(Vector::ZERO, Vector::new(120.0, 90.0), &others, DT);
+        assert!(
+            kept.unwrap().abs_diff_eq(Vector::new(60.0, 90.0), 1e-3),
+            "{kept:?}"
+        );
+        // Already within the space: no approach at all.
+        let close = [(entity(0), Vector::new(8.0, 0.0))];
+        let kept = queue.keep_apart(Vector::ZERO, Vector::new(120.0, 0.0), &close, DT);
+        assert!(kept.unwrap().x.abs() < 1e-3, "{kept:?}");
+    }
+
+    #[test]
+    fn moving_away_or_slowly_enough_is_left_alone() {
+        let queue = spaced(10.0);
+        let others = [(entity(0), Vector::new(12.0, 0.0))];
+        for velocity in [
+            Vector::new(-120.0, 0.0),
+            Vector::new(0.0, 120.0),
+            Vector::new(50.0, 0.0),
+        ] {
+            assert_eq!(queue.keep_apart(Vector::ZERO, velocity, &others, DT), None);
+        }
+    }
+
+    #[test]
+    fn bad_steps_and_an_agent_on_the_spot_are_safe() {
+        let queue = spaced(10.0);
+        let others = [(entity(0), Vector::new(12.0, 0.0))];
+        let velocity = Vector::new(120.0, 0.0);
+        for dt in [0.0, -DT, f32::NAN, f32::INFINITY] {
+            assert_eq!(queue.keep_apart(Vector::ZERO, velocity, &others, dt), None);
+        }
+        let nan = Vector::new(f32::NAN, 0.0);
+        assert_eq!(queue.keep_apart(Vector::ZERO, nan, &others, DT), None);
+        assert_eq!(queue.keep_apart(nan, velocity, &others, DT), None);
+        let on_the_spot = [(entity(0), Vector::ZERO)];
+        assert_eq!(
+            queue.keep_apart(Vector::ZERO, velocity, &on_the_spot, DT),
+            None
+        );
+        assert_eq!(queue.keep_apart(Vector::ZERO, velocity, &[], DT), None);
+    }
+
+    #[test]
+    fn the_order_of_the_others_does_not_matter() {
+        let queue = spaced(10.0);
+        let mut others = vec![
+            (entity(0), Vector::new(11.0, 3.0)),
+            (entity(1), Vector::new(10.5, -4.0)),
+            (entity(2), Vector::new(3.0, 11.0)),
+            (entity(3), Vector::new(-12.0, 0.5)),
+        ];
+        let velocity = Vector::new(150.0, 40.0);
+        let first = queue
+            .keep_apart(Vector::ZERO, velocity, &others, DT)
+            .unwrap();
+        assert!(forces::length(first) <= forces::length(velocity));
+        for _ in 0..others.len() {
+            others.rotate_left(1);
+            let again = queue.keep_apart(Vector::ZERO, velocity, &others, DT);
+            assert_eq!(again, Some(first), "bit for bit");
+            others.reverse();
+            let again = queue.keep_apart(Vector::ZERO, velocity, &others, DT);
+            assert_eq!(again, Some(first), "bit for bit");
+        }
+    }
+
+    #[test]
+    fn two_agents_rushing_at_each_other_stop_at_the_distance() {
+        let queue = spaced(10.0);
+        let mut a = (entity(0), Vector::new(-30.0, 0.0), Vector::new(300.0, 20.0));
+        let mut b = (entity(1), Vector::new(30.0, 1.0), Vector::new(-300.0, 0.0));
+        let mut closest = f32::INFINITY;
+        for _ in 0..120 {
+            let velocity_a = queue.keep_apart(a.1, a.2, &[(b.0, b.1)], DT).unwrap_or(a.2);
+            let velocity_b = queue.keep_apart(b.1, b.2, &[(a.0, a.1)], DT).unwrap_or(b.2);
+            a.1 += velocity_a * DT;
+            b.1 += velocity_b * DT;
+            closest = closest.min(a.1.distance(b.1));
+        }
+        assert!(closest >= 10.0 - 1e-3, "came {closest} apart");
+        assert!(closest < 10.5, "stopped early, {closest} apart");
     }
 }
