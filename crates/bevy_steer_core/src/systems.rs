@@ -69,17 +69,22 @@ fn add_weighted_force(
 }
 
 /// Agents one task steps at least: fewer cost more in scheduling than they save.
-const MIN_AGENTS_PER_TASK: usize = 1024;
+pub(crate) const MIN_AGENTS_PER_TASK: usize = 1024;
+
+/// The same for behaviours that query an index for each agent (neighbours, obstacles), whose
+/// agents cost a hundred times more each: a thousand flocking boids are then split over the
+/// threads instead of stepped on one.
+pub(crate) const MIN_QUERYING_AGENTS_PER_TASK: usize = 128;
 
 /// Tasks per compute thread, so that a thread slowed by something else does not hold up the step.
 const TASKS_PER_THREAD: usize = 4;
 
-/// How many agents of a table one task steps: a whole number of [`LANES`] groups, so that only a
-/// table's last group may be short.
-fn agents_per_task(rows: usize) -> usize {
+/// How many agents of a table one task steps, `least` at least: a whole number of [`LANES`]
+/// groups, so that only a table's last group may be short.
+fn agents_per_task(rows: usize, least: usize) -> usize {
     let threads = ComputeTaskPool::get().thread_num().max(1);
     rows.div_ceil(threads * TASKS_PER_THREAD)
-        .max(MIN_AGENTS_PER_TASK)
+        .max(least)
         .next_multiple_of(LANES)
 }
 
@@ -323,10 +328,12 @@ pub(crate) type BehaviourAgents<'w, 's, B, F = ()> = Query<
 /// problems found and calls `on_lost` for each agent whose target was gone.
 ///
 /// `weighted_force` also gets the agent's entity and scratch lists of neighbours, one per job.
+/// A task steps at least `least_per_task` agents.
 pub(crate) fn step_agents<B, F>(
     agents: &mut BehaviourAgents<B, F>,
     logged_not_dense: &mut bool,
     kind: BehaviourKind,
+    least_per_task: usize,
     weighted_force: impl Fn(
         &B,
         &Boid,
@@ -360,7 +367,7 @@ pub(crate) fn step_agents<B, F>(
         let behaviours = &*behaviours.bypass_change_detection();
         // Steering is the plugin's own per-step scratch: no change ticks for it.
         let steering = steering.bypass_change_detection();
-        let per_task = agents_per_task(steering.len());
+        let per_task = agents_per_task(steering.len(), least_per_task);
         for (rows, steering) in chunked(table, per_task, steering) {
             let range = rows.range();
             jobs.push((
@@ -420,6 +427,7 @@ pub fn apply_behaviour<B: SteeringBehaviour>(
         &mut agents,
         &mut logged_not_dense,
         kind,
+        MIN_AGENTS_PER_TASK,
         |behaviour, agent, entity, _| {
             behaviour.active().then(|| {
                 // A behaviour aimed at its own agent has nothing to steer by: it is told apart
@@ -454,6 +462,8 @@ pub fn apply_behaviour<B: SteeringBehaviour>(
 pub(crate) struct NeighbourScratch {
     /// The other agents within the reach walked, in the index's order.
     candidates: Vec<Neighbour>,
+    /// The square of that reach.
+    reach_squared: f32,
     /// Those of the candidates one behaviour sees.
     neighbours: Vec<Neighbour>,
 }
@@ -463,6 +473,7 @@ impl NeighbourScratch {
     /// it finds as the candidates.
     fn walk<M>(&mut self, index: &SpatialIndex<M>, agent: &Boid, entity: Entity, reach: f32) {
         self.candidates.clear();
+        self.reach_squared = reach * reach;
         index.for_each_within(agent.position, reach, |neighbour| {
             if neighbour.entity != entity {
                 self.candidates.push(neighbour);
@@ -478,9 +489,14 @@ impl NeighbourScratch {
         behaviour: &B,
         agent: &Boid,
     ) -> Result<Vector, NoTarget> {
-        let radius_squared = neighbourhood_radius(behaviour)?.powi(2);
-        let heading = forces::direction_or_zero(agent.velocity);
+        let radius = neighbourhood_radius(behaviour)?;
+        let radius_squared = radius * radius;
         let fov_cos = forces::half_angle_cos(behaviour.field_of_view());
+        if radius_squared >= self.reach_squared && fov_cos <= -1.0 {
+            // Every candidate is a neighbour (the same test passed them): no copy.
+            return Ok(behaviour.force(agent, &self.candidates) * behaviour.weight());
+        }
+        let heading = forces::direction_or_zero(agent.velocity);
         self.neighbours.clear();
         self.neighbours
             .extend(self.candidates.iter().filter(|neighbour| {
@@ -540,6 +556,7 @@ pub fn apply_neighbour_behaviour<B: NeighbourBehaviour, M: Component>(
         &mut agents,
         &mut logged_not_dense,
         BehaviourKind::of_neighbour::<B>(),
+        MIN_QUERYING_AGENTS_PER_TASK,
         |behaviour, agent, entity, scratch| {
             weighted_neighbour_force(index, behaviour, agent, entity, scratch)
         },
@@ -638,7 +655,7 @@ pub fn apply_flocking<M: Component>(
             budgets: Budgets::new(*budgets),
         };
         let steering = steering.bypass_change_detection();
-        let per_task = agents_per_task(steering.len());
+        let per_task = agents_per_task(steering.len(), MIN_QUERYING_AGENTS_PER_TASK);
         for (rows, steering) in chunked(table, per_task, steering) {
             let range = rows.range();
             let rules = (
@@ -772,7 +789,7 @@ pub fn apply_wander(
         // marking them changed every step would tell no system anything.
         let wanders = wanders.bypass_change_detection();
         let rngs = rngs.bypass_change_detection();
-        let per_task = agents_per_task(wanders.len());
+        let per_task = agents_per_task(wanders.len(), MIN_AGENTS_PER_TASK);
         for ((rows, wanders), (rngs, steering)) in chunked(table, per_task, wanders).zip(
             rngs.chunks_mut(per_task)
                 .zip(steering.bypass_change_detection().chunks_mut(per_task)),
@@ -918,7 +935,7 @@ pub fn integrate(
         velocities.mark_all_as_changed();
         let velocities = velocities.bypass_change_detection();
         let steering = steering.bypass_change_detection();
-        let per_task = agents_per_task(velocities.len());
+        let per_task = agents_per_task(velocities.len(), MIN_AGENTS_PER_TASK);
         for ((rows, transforms), (velocities, steering)) in
             chunked(table, per_task, transforms.bypass_change_detection()).zip(
                 velocities
