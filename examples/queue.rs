@@ -1,6 +1,7 @@
 //! The Queue tutorial's demo: a crowd seeks a doorway in a wall and goes through it in a line,
-//! each agent braking when another is just ahead, instead of piling up at the door. Agents that
-//! reach the right edge start again on the left.
+//! each agent braking when another is just ahead, instead of piling up at the door. Each also keeps
+//! a personal space (`Queue::min_distance`, this crate's addition), so the arrows never overlap.
+//! Agents that reach the right edge start again on the left.
 //!
 //! | control | action |
 //! | --- | --- |
@@ -103,7 +104,9 @@ fn setup(
             MaxSpeed(120.0),
             MaxForce(324.0),
             Seek::new(Vec2::ZERO).with_slowing_radius(0.0),
-            Queue::default(),
+            // The tutorial's queue, plus a personal space of one arrow's length (off by default),
+            // so that the line never closes up into overlapping arrows.
+            Queue::default().with_min_distance(14.0),
             Separation::new(18.0).with_strength(240.0),
             FaceVelocity::default(),
         ));
