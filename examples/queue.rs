@@ -1,6 +1,7 @@
 //! The Queue tutorial's demo: a crowd seeks a doorway in a wall and goes through it in a line,
 //! each agent braking when another is just ahead, instead of piling up at the door. Each also keeps
-//! a personal space (`Queue::min_distance`, this crate's addition), so the arrows never overlap.
+//! a personal space (`Queue::min_distance`, this crate's addition) as wide as an arrow's circle,
+//! so the arrows never overlap.
 //! Agents that reach the right edge start again on the left.
 //!
 //! | control | action |
@@ -104,9 +105,9 @@ fn setup(
             MaxSpeed(120.0),
             MaxForce(324.0),
             Seek::new(Vec2::ZERO).with_slowing_radius(0.0),
-            // The tutorial's queue, plus a personal space of one arrow's length (off by default),
-            // so that the line never closes up into overlapping arrows.
-            Queue::default().with_min_distance(14.0),
+            // The tutorial's queue, plus a personal space (off by default) of twice the 8.4 from an
+            // arrow's centre to its tip, so that no two arrows overlap however they turn.
+            Queue::default().with_min_distance(17.0),
             Separation::new(18.0).with_strength(240.0),
             FaceVelocity::default(),
         ));

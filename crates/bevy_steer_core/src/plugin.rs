@@ -95,7 +95,9 @@ pub enum SteeringSystems {
     /// after the registered ones. Order them among themselves if several touch the same agents, to
     /// keep runs reproducible.
     CustomForces,
-    /// [`Queue`] brakes against every force summed so far, so it comes after all of them.
+    /// [`Queue`] brakes against every force summed so far, so it comes after all of them. With a
+    /// personal space it may also settle an agent's step itself: it then writes the agent's
+    /// [`Velocity`] and clears its [`Steering`].
     Queue,
     /// Forces are applied, positions move and [`Steering`] is cleared.
     Integrate,

@@ -535,6 +535,14 @@ mod tests {
             let query = Vec2::from(query);
             let index = index_of(&points, cell_size);
             let mut found: Vec<Entity> = index.within(query, radius).iter().map(|n| n.entity).collect();
+            // Visited in slot order (rows of cells, each left to right), whatever the batches.
+            let in_slot_order: Vec<Entity> = index
+                .entries
+                .iter()
+                .filter(|n| n.position.distance_squared(query) <= radius * radius)
+                .map(|n| n.entity)
+                .collect();
+            prop_assert_eq!(&found, &in_slot_order);
             found.sort();
             prop_assert_eq!(&found, &brute_force_within(&points, query, radius));
             let closest = index.closest(query, radius, None).map(|n| n.entity);

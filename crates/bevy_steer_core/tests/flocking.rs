@@ -516,3 +516,41 @@ fn a_queueing_agent_records_its_brake_for_the_gizmos() {
         brake(&app, rear)
     );
 }
+
+/// Marks the agent whose steering a broken force of the game's own makes NaN.
+#[derive(Component)]
+struct Poisoned;
+
+fn poison_steering(mut agents: Query<&mut Steering, With<Poisoned>>) {
+    for mut steering in &mut agents {
+        steering.0 = Vec2::NAN;
+    }
+}
+
+#[test]
+fn a_personal_space_leaves_a_broken_steering_to_be_reported() {
+    let mut app = create_app(60.0);
+    app.add_plugins(SpatialIndexPlugin::<Walker>::new(30.0))
+        .add_queue::<Walker>()
+        .add_systems(
+            SteeringSchedule,
+            poison_steering.in_set(SteeringSystems::CustomForces),
+        );
+    // The other walker is 50 degrees off the heading (not ahead, so no brake) and within the
+    // personal space, which then limits the velocity.
+    let walker = spawn(
+        &mut app,
+        (
+            at(0.0, 0.0),
+            Walker,
+            Poisoned,
+            Velocity(Vec2::new(60.0, 0.0)),
+            Queue::default().with_min_distance(20.0),
+        ),
+    );
+    spawn(&mut app, (at(10.0, 12.0), Walker));
+    step(&mut app, 1);
+    assert!(problems(&app, walker).contains(Problem::NonFiniteSteering));
+    let velocity = app.world().get::<Velocity>(walker).unwrap().0;
+    assert!(velocity.is_finite(), "{velocity}");
+}

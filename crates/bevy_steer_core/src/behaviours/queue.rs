@@ -40,7 +40,10 @@ use crate::tunable::{DISTANCE, FRACTION, Tunable, WEIGHT};
 /// closer than it (to rounding): discs of radius `r` with a `min_distance` of at least `2 r` never
 /// overlap. An agent without it (or with a smaller one) may still walk into another's space, and
 /// agents already closer than `min_distance` are only kept from coming closer still. Like the
-/// brake, it acts only while queue is enabled with a weight other than zero and a valid `radius`.
+/// brake, it acts only while queue is enabled with a weight other than zero and a valid `radius`,
+/// and not in a step whose brake is not finite (which is reported). The promise holds among the
+/// agents of one marker: an agent queued under two markers is limited by each in turn, and the
+/// second may undo part of the first's limit.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
 #[reflect(Component, Default, Debug, PartialEq, Clone)]
 #[require(Steering)]
@@ -297,7 +300,11 @@ pub fn apply_queue<M: Component>(
         });
         if let Some(kept) = queue.keep_apart(position, settled, &near, dt) {
             velocity.0 = kept;
-            steering.0 = Vector::ZERO;
+            // A steering that is not finite is left for integration to report (it applies none
+            // of it, so the velocity stays the one kept here).
+            if steering.0.is_finite() {
+                steering.0 = Vector::ZERO;
+            }
         }
     }
 }
