@@ -238,25 +238,34 @@ impl<M> SpatialIndex<M> {
         let last_row = (high.y as usize).min(self.rows - 1);
         // The slots within the radius are first listed without a branch per entry (about a third
         // of the entries scanned are within, so a branch on each would often be mispredicted),
-        // then visited.
-        const BATCH: usize = 64;
+        // over all the rows at once, then their entries read in one tight loop whose loads overlap.
+        const BATCH: usize = 128;
         let mut within = [0_u32; BATCH];
+        let mut count = 0;
         for row in first_row..=last_row {
             let start = self.cell_starts[row * self.columns + first_column] as usize;
             let end = self.cell_starts[row * self.columns + last_column + 1] as usize;
-            for (batch, positions) in self.positions[start..end].chunks(BATCH).enumerate() {
-                let first_slot = start + batch * BATCH;
-                let mut count = 0;
-                for (offset, position) in positions.iter().enumerate() {
-                    within[count] = offset as u32;
+            let mut next = start;
+            while next < end {
+                if count == BATCH {
+                    within
+                        .iter()
+                        .for_each(|&slot| visit(self.entries[slot as usize]));
+                    count = 0;
+                }
+                // Room for every entry scanned, in case all are within.
+                let scanned = (end - next).min(BATCH - count);
+                let positions = &self.positions[next..next + scanned];
+                for (slot, position) in (next..).zip(positions) {
+                    within[count] = slot as u32;
                     count += usize::from(position.distance_squared(point) <= radius_squared);
                 }
-                let entries = &self.entries[first_slot..first_slot + positions.len()];
-                for &offset in &within[..count] {
-                    visit(entries[offset as usize]);
-                }
+                next += scanned;
             }
         }
+        within[..count]
+            .iter()
+            .for_each(|&slot| visit(self.entries[slot as usize]));
     }
 
     /// Every indexed entity within `radius` of `point`.
