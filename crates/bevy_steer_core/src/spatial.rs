@@ -534,6 +534,31 @@ mod tests {
 
     proptest! {
         #[test]
+        fn closest_breaks_ties_and_leaves_out_as_a_scan_does(
+            points in prop::collection::vec((-4i8..4, -4i8..4), 1..60),
+            query in (-5i8..5, -5i8..5),
+            radius in 0.0f32..8.0,
+            exclude in 1u32..61,
+        ) {
+            // Points on a coarse lattice, so that many are equally close.
+            let points: Vec<Vec2> = points
+                .into_iter()
+                .map(|(x, y)| Vec2::new(f32::from(x), f32::from(y)))
+                .collect();
+            let query = Vec2::new(f32::from(query.0), f32::from(query.1));
+            let index = index_of(&points, 2.0);
+            let expected = brute_force_within(&points, query, radius)
+                .into_iter()
+                .filter(|&e| e != entity(exclude))
+                .min_by(|a, b| {
+                    let distance = |e: &Entity| points[e.index_u32() as usize - 1].distance_squared(query);
+                    distance(a).total_cmp(&distance(b)).then(a.cmp(b))
+                });
+            let closest = index.closest(query, radius, Some(entity(exclude))).map(|n| n.entity);
+            prop_assert_eq!(closest, expected);
+        }
+
+        #[test]
         fn within_agrees_with_a_brute_force_scan(
             points in prop::collection::vec((-500.0f32..500.0, -500.0f32..500.0), 0..200),
             query in (-600.0f32..600.0, -600.0f32..600.0),
