@@ -199,6 +199,23 @@ struct AgentColumns<'a> {
 }
 
 impl<'a> AgentColumns<'a> {
+    /// The columns of one table, as its contiguous query gives them.
+    fn new(
+        transforms: &'a [Transform],
+        velocities: &'a [Velocity],
+        max_speeds: &'a [MaxSpeed],
+        reported: &'a [ReportedProblems],
+        budgets: (&'a [MaxForce], Option<&'a [SteeringCombination]>),
+    ) -> Self {
+        Self {
+            transforms,
+            velocities,
+            max_speeds,
+            reported,
+            budgets: Budgets::new(budgets),
+        }
+    }
+
     /// The rows of `range`.
     fn rows(self, range: core::ops::Range<usize>) -> Self {
         Self {
@@ -356,13 +373,7 @@ pub(crate) fn step_agents<B, F>(
         (entities, behaviours, transforms, velocities, max_speeds, steering, problems, budgets),
     ) in tables.iter_mut().enumerate()
     {
-        let columns = AgentColumns {
-            transforms,
-            velocities,
-            max_speeds,
-            reported: problems,
-            budgets: Budgets::new(*budgets),
-        };
+        let columns = AgentColumns::new(transforms, velocities, max_speeds, problems, *budgets);
         // Read here; written (and marked changed) only when a target is forgotten.
         let behaviours = &*behaviours.bypass_change_detection();
         // Steering is the plugin's own per-step scratch: no change ticks for it.
@@ -647,13 +658,7 @@ pub fn apply_flocking<M: Component>(
         ),
     ) in tables.iter_mut().enumerate()
     {
-        let columns = AgentColumns {
-            transforms,
-            velocities,
-            max_speeds,
-            reported: problems,
-            budgets: Budgets::new(*budgets),
-        };
+        let columns = AgentColumns::new(transforms, velocities, max_speeds, problems, *budgets);
         let steering = steering.bypass_change_detection();
         let per_task = agents_per_task(steering.len(), MIN_QUERYING_AGENTS_PER_TASK);
         for (rows, steering) in chunked(table, per_task, steering) {
@@ -778,13 +783,7 @@ pub fn apply_wander(
         (_, wanders, rngs, transforms, velocities, max_speeds, steering, problems, budgets),
     ) in tables.iter_mut().enumerate()
     {
-        let columns = AgentColumns {
-            transforms,
-            velocities,
-            max_speeds,
-            reported: problems,
-            budgets: Budgets::new(*budgets),
-        };
+        let columns = AgentColumns::new(transforms, velocities, max_speeds, problems, *budgets);
         // Steering, the random state and the wander angle are the plugin's own per-step scratch:
         // marking them changed every step would tell no system anything.
         let wanders = wanders.bypass_change_detection();
