@@ -228,10 +228,7 @@ fn main() -> ExitCode {
         describe_footprint(&wanderer_components())
     );
     if flocking {
-        // The index keeps each boid twice (in the order they came, and sorted by cell), its
-        // position once more (the column queries scan) and its cell number, beside two `u32` per
-        // grid cell.
-        let index = 2 * size_of::<Neighbour>() + size_of::<Vec2>() + size_of::<u32>();
+        let index = SpatialIndex::<scenes::Boid>::BYTES_PER_ENTITY;
         println!(
             "memory per boid: a wanderer's + {}; {index} bytes in the spatial index",
             describe_footprint(&flocking_components())

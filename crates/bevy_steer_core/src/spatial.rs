@@ -83,6 +83,12 @@ pub struct SpatialIndex<M> {
 }
 
 impl<M> SpatialIndex<M> {
+    /// The bytes the index keeps per entity once it has grown (beside two `u32` per grid cell):
+    /// the entry twice (in the order it came, and sorted by cell), its position once more (the
+    /// column queries scan) and its cell number.
+    pub const BYTES_PER_ENTITY: usize =
+        2 * size_of::<Neighbour>() + size_of::<Vector>() + size_of::<u32>();
+
     /// An empty index with grid cells `cell_size` wide. Queries are cheapest when the cell size is
     /// about the radius they use most. A cell size that is not a positive finite number counts as 1.
     pub fn new(cell_size: f32) -> Self {
