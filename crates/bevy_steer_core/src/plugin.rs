@@ -88,8 +88,8 @@ pub enum SteeringSystems {
     /// on to their next node here too.
     Decide,
     /// The registered behaviours add their forces, always in registration order (the built-in
-    /// ones first: wander, seek, flee, pursuit, evade, follow leader, follow path), so the float
-    /// sum is the same on every run.
+    /// ones first: avoid obstacles, containment, follow path, wander, seek, flee, pursuit, evade,
+    /// follow leader), so the float sum is the same on every run.
     Behaviours,
     /// Force systems of your own that are not registered behaviours add into [`Steering`] here,
     /// after the registered ones. Order them among themselves if several touch the same agents, to
