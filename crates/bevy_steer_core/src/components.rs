@@ -98,7 +98,8 @@ impl MaxForce {
 /// Behaviour systems add their weighted forces into it; the integration system truncates it to
 /// [`MaxForce`], divides it by [`Mass`], applies it and clears it. (A
 /// [`Queue`](crate::behaviours::Queue) with a personal space may settle an agent's step itself:
-/// it then writes the agent's [`Velocity`] and clears its steering before integration.) Custom behaviours add to it in
+/// it then writes the agent's [`Velocity`] and clears its steering before integration.) Custom
+/// behaviours add to it in
 /// [`SteeringSystems::CustomForces`](crate::plugin::SteeringSystems::CustomForces).
 ///
 /// Adding `Steering` (or any behaviour component, which requires it) makes an entity an agent: it

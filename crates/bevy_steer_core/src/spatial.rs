@@ -248,15 +248,18 @@ impl<M> SpatialIndex<M> {
         const BATCH: usize = 128;
         let mut within = [0_u32; BATCH];
         let mut count = 0;
+        let mut visit_slots = |slots: &[u32]| {
+            for &slot in slots {
+                visit(self.entries[slot as usize]);
+            }
+        };
         for row in first_row..=last_row {
             let start = self.cell_starts[row * self.columns + first_column] as usize;
             let end = self.cell_starts[row * self.columns + last_column + 1] as usize;
             let mut next = start;
             while next < end {
                 if count == BATCH {
-                    within
-                        .iter()
-                        .for_each(|&slot| visit(self.entries[slot as usize]));
+                    visit_slots(&within);
                     count = 0;
                 }
                 // Room for every entry scanned, in case all are within.
@@ -269,9 +272,7 @@ impl<M> SpatialIndex<M> {
                 next += scanned;
             }
         }
-        within[..count]
-            .iter()
-            .for_each(|&slot| visit(self.entries[slot as usize]));
+        visit_slots(&within[..count]);
     }
 
     /// Every indexed entity within `radius` of `point`.
