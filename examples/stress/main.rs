@@ -11,7 +11,9 @@
 //! then prints steps per second, the time per step (median and 99th percentile, and the median of
 //! each tenth of the run, since a scene changes as it runs) and the memory an agent's steering
 //! components take. For `flocking` it also prints how many neighbours a boid has on average at the
-//! start and at the end of each tenth.
+//! start and at the end of each tenth. It also splits the median step into its parts: the spatial
+//! indexes' rebuild, the forces (decisions, behaviours, custom forces), and the rest (queue,
+//! integration, the scene's own systems after them).
 
 mod scenes;
 
@@ -132,6 +134,38 @@ fn neighbour_counts(world: &mut World) -> (f64, f64) {
     )
 }
 
+/// When the step crossed the boundaries between its parts: after the indexes' rebuild, and after
+/// every force was added.
+#[derive(Resource, Default)]
+struct PartClock([Option<Instant>; 2]);
+
+fn mark_part<const BOUNDARY: usize>(mut clock: ResMut<PartClock>) {
+    clock.0[BOUNDARY] = Some(Instant::now());
+}
+
+/// Times the parts of each step (see [`PartClock`]).
+fn time_parts(app: &mut App) {
+    app.init_resource::<PartClock>().add_systems(
+        SteeringSchedule,
+        (
+            mark_part::<0>
+                .after(SteeringSystems::Index)
+                .before(SteeringSystems::Decide),
+            mark_part::<1>
+                .after(SteeringSystems::CustomForces)
+                .before(SteeringSystems::Queue),
+        ),
+    );
+}
+
+/// The parts of a step that began at `started` and ended at `ended`, from the clock's marks.
+fn parts(clock: &PartClock, started: Instant, ended: Instant) -> [Duration; 3] {
+    match clock.0 {
+        [Some(indexed), Some(forced)] => [indexed - started, forced - indexed, ended - forced],
+        _ => [Duration::ZERO; 3],
+    }
+}
+
 /// The value below which `fraction` of the sorted `durations` lie.
 fn percentile(sorted: &[Duration], fraction: f64) -> Duration {
     let index = ((sorted.len() - 1) as f64 * fraction).round() as usize;
@@ -151,6 +185,7 @@ fn main() -> ExitCode {
     }
     eprintln!("setting up {}", options.describe());
     let mut app = options.scene.app(options.agents);
+    time_parts(&mut app);
     let flocking = options.scene == Scene::Flocking;
     // The neighbour counts at the start and after each tenth of the steps (flocking only).
     let mut neighbours = Vec::new();
@@ -171,12 +206,22 @@ fn main() -> ExitCode {
         .progress_chars("=> "),
     );
     let mut durations = Vec::with_capacity(options.steps);
+    let mut part_durations: [Vec<Duration>; 3] = Default::default();
     let started = Instant::now();
     let mut counting = Duration::ZERO;
     for step in 1..=options.steps {
         let step_started = Instant::now();
         scenes::step(&mut app);
-        durations.push(step_started.elapsed());
+        let step_ended = Instant::now();
+        durations.push(step_ended - step_started);
+        let clock = app.world().resource::<PartClock>();
+        for (part, duration) in
+            part_durations
+                .iter_mut()
+                .zip(parts(clock, step_started, step_ended))
+        {
+            part.push(duration);
+        }
         if flocking && step % tenth == 0 {
             let counting_started = Instant::now();
             neighbours.push(neighbour_counts(app.world_mut()));
@@ -217,6 +262,15 @@ fn main() -> ExitCode {
         "time per step: median {:.3} ms, 99th percentile {:.3} ms",
         percentile(&durations, 0.5).as_secs_f64() * 1e3,
         percentile(&durations, 0.99).as_secs_f64() * 1e3
+    );
+    let [index, forces, rest] = part_durations.map(|mut part| {
+        part.sort_unstable();
+        percentile(&part, 0.5).as_secs_f64() * 1e3
+    });
+    println!(
+        "median time per step of each part, in ms: index rebuild {index:.3}, forces (decide, \
+         behaviours, custom forces) {forces:.3}, the rest (queue, integration, the scene's own \
+         systems) {rest:.3}"
     );
     let tenths: Vec<String> = tenths.iter().map(|ms| format!("{ms:.3}")).collect();
     println!(
