@@ -222,15 +222,40 @@ pub fn in_field_of_view(position: Vec2, heading: Vec2, half_angle_cos: f32, othe
     offset.dot(heading) >= length(offset) * half_angle_cos
 }
 
+/// A sum of vectors and how many were added: what the mean-based rules keep of their neighbours.
+/// The vectors are added in turn from zero, so two sums of the same vectors in the same order have
+/// the same bits however they were made.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct VectorSum {
+    /// The vectors added up.
+    pub sum: Vec2,
+    /// How many.
+    pub count: u32,
+}
+
+impl VectorSum {
+    /// The sum of `vectors`, in their order.
+    #[inline]
+    pub fn of(vectors: impl IntoIterator<Item = Vec2>) -> Self {
+        vectors
+            .into_iter()
+            .fold(Self::default(), |Self { sum, count }, vector| Self {
+                sum: sum + vector,
+                count: count + 1,
+            })
+    }
+
+    /// The mean, or `None` when nothing was added.
+    #[inline]
+    pub fn mean(self) -> Option<Vec2> {
+        (self.count > 0).then(|| self.sum / self.count as f32)
+    }
+}
+
 /// The mean of `points` (the neighbours' centre), or `None` when there are none.
 #[inline]
 pub fn mean(points: impl IntoIterator<Item = Vec2>) -> Option<Vec2> {
-    let (sum, count) = points
-        .into_iter()
-        .fold((Vec2::ZERO, 0_u32), |(sum, count), point| {
-            (sum + point, count + 1)
-        });
-    (count > 0).then(|| sum / count as f32)
+    VectorSum::of(points).mean()
 }
 
 /// Separation as the flocking article, Leader Following and Queue write it: away from the mean
@@ -238,7 +263,16 @@ pub fn mean(points: impl IntoIterator<Item = Vec2>) -> Option<Vec2> {
 /// surround the agent evenly (or sit on it).
 #[inline]
 pub fn separation(position: Vec2, neighbours: impl IntoIterator<Item = Vec2>) -> Vec2 {
-    mean(neighbours.into_iter().map(|neighbour| neighbour - position))
+    separation_from_offsets(VectorSum::of(
+        neighbours.into_iter().map(|neighbour| neighbour - position),
+    ))
+}
+
+/// [`separation`] from the sum of the neighbours' offsets (`neighbour - position`).
+#[inline]
+pub fn separation_from_offsets(offsets: VectorSum) -> Vec2 {
+    offsets
+        .mean()
         .map_or(Vec2::ZERO, |offset| direction_or_zero(-offset))
 }
 
@@ -272,7 +306,13 @@ pub fn separation_by_distance(
 /// unit length. Zero with no neighbour or when their velocities cancel out.
 #[inline]
 pub fn alignment(neighbour_velocities: impl IntoIterator<Item = Vec2>) -> Vec2 {
-    mean(neighbour_velocities).map_or(Vec2::ZERO, direction_or_zero)
+    alignment_from_velocities(VectorSum::of(neighbour_velocities))
+}
+
+/// [`alignment`] from the sum of the neighbours' velocities.
+#[inline]
+pub fn alignment_from_velocities(velocities: VectorSum) -> Vec2 {
+    velocities.mean().map_or(Vec2::ZERO, direction_or_zero)
 }
 
 /// Alignment as a steering force (Reynolds'): the desired velocity along the neighbours' mean

@@ -1,5 +1,5 @@
-//! The wander force, the integration step and the turn of [`FaceVelocity`] for four agents at once,
-//! on SIMD lanes.
+//! The wander force, the integration step, the turn of [`FaceVelocity`] and the flocking rules'
+//! neighbour sums for four agents at once, on SIMD lanes.
 //!
 //! One agent's update is a chain of dependent square roots, divisions and polynomial terms; four
 //! agents on the lanes of one `Vec4` run four chains for the price of one. This is the fast path
@@ -16,7 +16,8 @@ use core::ops::Range;
 
 use bevy::math::{BVec4A, Quat, Vec2, Vec4};
 
-use crate::forces;
+use crate::forces::{self, VectorSum};
+use crate::spatial::{CellBox, Neighbour, SpatialIndex};
 
 #[cfg(doc)]
 use crate::components::FaceVelocity;
@@ -61,6 +62,15 @@ impl Vec2x4 {
         }
     }
 
+    /// `vector` on every lane.
+    #[inline]
+    fn splat(vector: Vec2) -> Self {
+        Self {
+            x: Vec4::splat(vector.x),
+            y: Vec4::splat(vector.y),
+        }
+    }
+
     /// The vector on `lane`.
     #[inline]
     pub(crate) fn lane(self, lane: usize) -> Vec2 {
@@ -72,6 +82,14 @@ impl Vec2x4 {
         Self {
             x: self.x * factor,
             y: self.y * factor,
+        }
+    }
+
+    #[inline]
+    fn minus(self, other: Self) -> Self {
+        Self {
+            x: self.x - other.x,
+            y: self.y - other.y,
         }
     }
 
@@ -127,6 +145,259 @@ fn truncate(vector: Vec2x4, max: Vec4) -> (Vec2x4, BVec4A) {
     };
     let common = is_normal(squared) | vector.is_zero();
     (Vec2x4::select(length.cmple(max), vector, shortened), common)
+}
+
+/// One flocking agent as [`flock_sums`] and [`flock_forces`] see it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FlockLane {
+    pub(crate) position: Vec2,
+    pub(crate) velocity: Vec2,
+    pub(crate) max_speed: f32,
+    /// The squared radii of separation, alignment and cohesion, in that order; negative for a rule
+    /// the agent lacks or has off, which then counts no neighbour.
+    pub(crate) radii_squared: [f32; 3],
+    /// The widest of the radii: how far the agent's walk of the index reaches.
+    pub(crate) reach: f32,
+    /// Cohesion's radius, where its arrival slows the agent.
+    pub(crate) cohesion_radius: f32,
+    /// The three rules' strengths and weights, in the same order: finite, and the strengths of
+    /// alignment and cohesion (which truncate to them) not negative.
+    pub(crate) strengths: [f32; 3],
+    pub(crate) weights: [f32; 3],
+}
+
+/// Per lane, the neighbours' offsets (`neighbour - agent`, for separation), velocities (alignment)
+/// and positions (cohesion), each over its rule's neighbours, with the counts of those.
+pub(crate) struct FlockSums {
+    positions: Vec2x4,
+    radii_squared: [Vec4; 3],
+    sums: [Vec2x4; 3],
+    counts: [Vec4; 3],
+    /// The counts so far, in whole numbers: the `f32` counts are moved here before they could
+    /// stop counting exactly.
+    whole_counts: [[u32; LANES]; 3],
+    /// Candidates scanned since the counts were last moved.
+    uncounted: usize,
+}
+
+impl FlockSums {
+    /// Candidates one [`scan`](Self::scan) takes at most: far fewer than the 2^24 up to which an
+    /// `f32` counts exactly.
+    const MOST_SCANNED: usize = 1 << 20;
+
+    /// Adds the entries of `positions` and `entries` (the same slots) to the sums of the lanes
+    /// `keep` marks, each where the entry is within the lane's rule's radius.
+    #[inline]
+    fn scan(&mut self, positions: &[Vec2], entries: &[Neighbour], keep: BVec4A) {
+        for (positions, entries) in positions
+            .chunks(Self::MOST_SCANNED)
+            .zip(entries.chunks(Self::MOST_SCANNED))
+        {
+            if self.uncounted + positions.len() > Self::MOST_SCANNED {
+                self.count_up();
+            }
+            self.uncounted += positions.len();
+            for (&position, entry) in positions.iter().zip(entries) {
+                let candidate = Vec2x4::splat(position);
+                // `neighbour - agent`, and its squared length as `distance_squared` computes it.
+                let offset = Vec2x4 {
+                    x: candidate.x - self.positions.x,
+                    y: candidate.y - self.positions.y,
+                };
+                let distance_squared = offset.length_squared();
+                let terms = [offset, Vec2x4::splat(entry.velocity), candidate];
+                let rules = self
+                    .radii_squared
+                    .iter()
+                    .zip(&mut self.sums)
+                    .zip(&mut self.counts);
+                for (((radius_squared, sum), count), term) in rules.zip(terms) {
+                    let neighbour = distance_squared.cmple(*radius_squared) & keep;
+                    // Adding a zero leaves the sum's bits as they are: the sums start at +0 and so
+                    // are never -0.
+                    *sum = sum.plus(Vec2x4::select(neighbour, term, Vec2x4::ZERO));
+                    *count += Vec4::select(neighbour, Vec4::ONE, Vec4::ZERO);
+                }
+            }
+        }
+    }
+
+    /// The sums of `lane`, one per rule.
+    pub(crate) fn lane(&self, lane: usize) -> [VectorSum; 3] {
+        core::array::from_fn(|rule| VectorSum {
+            sum: self.sums[rule].lane(lane),
+            count: self.whole_counts[rule][lane],
+        })
+    }
+
+    /// Moves the `f32` counts to the whole ones.
+    fn count_up(&mut self) {
+        for (whole, counts) in self.whole_counts.iter_mut().zip(&mut self.counts) {
+            for (whole, count) in whole.iter_mut().zip(counts.to_array()) {
+                *whole += count as u32;
+            }
+            *counts = Vec4::ZERO;
+        }
+        self.uncounted = 0;
+    }
+}
+
+/// The three flocking rules' sums ([`VectorSum`]) over the neighbours of up to four agents, given
+/// with their slots in `index`: the entries within each rule's radius, the agent itself left out,
+/// in the index's order, so that the sums have the bits of those the rules add up over the
+/// neighbours a walk of the index (`for_each_within`) finds. `cells` must hold the cell boxes of
+/// every agent's reach.
+///
+/// One pass over the cells serves the four, testing each entry against all of them at once: the
+/// flocking system steps agents in the index's order, so that agents of one group are close.
+pub(crate) fn flock_sums<M>(
+    index: &SpatialIndex<M>,
+    cells: CellBox,
+    agents: &[(usize, FlockLane)],
+) -> FlockSums {
+    let lane = |lane: usize| agents.get(lane).map(|(_, agent)| agent);
+    let mut sums = FlockSums {
+        // An unused lane's NaN position finds no neighbour.
+        positions: Vec2x4::from_fn(|k| lane(k).map_or(Vec2::NAN, |agent| agent.position)),
+        radii_squared: core::array::from_fn(|rule| {
+            Vec4::from_array(core::array::from_fn(|k| {
+                lane(k).map_or(-1.0, |agent| agent.radii_squared[rule])
+            }))
+        }),
+        sums: [Vec2x4::ZERO; 3],
+        counts: [Vec4::ZERO; 3],
+        whole_counts: [[0; LANES]; 3],
+        uncounted: 0,
+    };
+    let mut own_slots: [(usize, usize); LANES] = core::array::from_fn(|k| {
+        agents
+            .get(k)
+            .map_or((usize::MAX, k), |&(slot, _)| (slot, k))
+    });
+    own_slots.sort_unstable();
+    let (positions, entries) = (index.positions(), index.entries());
+    for row in cells.first_row..=cells.last_row {
+        let slots = index.row_slots(row, cells.first_column, cells.last_column);
+        // The agents' own slots split the row: each is added to the other lanes only.
+        let mut next = slots.start;
+        for &(own, own_lane) in own_slots.iter().filter(|(own, _)| slots.contains(own)) {
+            sums.scan(
+                &positions[next..own],
+                &entries[next..own],
+                BVec4A::splat(true),
+            );
+            let others = BVec4A::from_array(core::array::from_fn(|k| k != own_lane));
+            sums.scan(&positions[own..=own], &entries[own..=own], others);
+            next = own + 1;
+        }
+        sums.scan(
+            &positions[next..slots.end],
+            &entries[next..slots.end],
+            BVec4A::splat(true),
+        );
+    }
+    sums.count_up();
+    sums
+}
+
+/// `forces::direction_or_zero` for the lanes where it needs no special case (a squared length that
+/// is normal, or a zero vector), with those lanes marked.
+#[inline]
+fn direction_or_zero(vector: Vec2x4) -> (Vec2x4, BVec4A) {
+    let squared = vector.length_squared();
+    let zero = vector.is_zero();
+    let unit = vector.scaled(squared.sqrt().recip());
+    (
+        Vec2x4::select(zero, Vec2x4::ZERO, unit),
+        is_normal(squared) | zero,
+    )
+}
+
+/// `value` of each of up to four agents, one per lane; unused lanes take the last agent's.
+#[inline]
+fn each(agents: &[(usize, FlockLane)], value: impl Fn(&FlockLane) -> f32) -> Vec4 {
+    Vec4::from_array(core::array::from_fn(|k| {
+        value(&agents[k.min(agents.len() - 1)].1)
+    }))
+}
+
+/// The weighted forces of separation, alignment and cohesion (in that order) on up to four agents
+/// from their rules' neighbour sums, as [`flock_sums`] gives them: for each lane where no step
+/// needs one of the scalar path's special cases, the forces the rules' `force_from_*` functions
+/// give times the weights, to the bit; `None` on the other lanes.
+pub(crate) fn flock_forces(agents: &[(usize, FlockLane)], sums: &FlockSums) -> FlockForces {
+    // Unused lanes take the last agent's values, and are not read.
+    let lane = |k: usize| &agents[k.min(agents.len() - 1)].1;
+    let position = Vec2x4::from_fn(|k| lane(k).position);
+    let velocity = Vec2x4::from_fn(|k| lane(k).velocity);
+    let max_speed = each(agents, |agent| agent.max_speed);
+    let strength: [Vec4; 3] =
+        core::array::from_fn(|rule| each(agents, |agent| agent.strengths[rule]));
+    let weight: [Vec4; 3] = core::array::from_fn(|rule| each(agents, |agent| agent.weights[rule]));
+    // Each rule's mean (`VectorSum::mean`), valid on the lanes where it found neighbours.
+    let counts: [Vec4; 3] = sums
+        .whole_counts
+        .map(|counts| Vec4::from_array(counts.map(|count| count as f32)));
+    let found: [BVec4A; 3] = counts.map(|count| count.cmpgt(Vec4::ZERO));
+    let mean = |rule: usize| Vec2x4 {
+        x: sums.sums[rule].x / counts[rule],
+        y: sums.sums[rule].y / counts[rule],
+    };
+    // Separation: away from the mean offset, unit length, times the strength.
+    let offset = mean(0);
+    let (away, away_common) = direction_or_zero(Vec2x4 {
+        x: -offset.x,
+        y: -offset.y,
+    });
+    let separation = Vec2x4::select(found[0], away, Vec2x4::ZERO)
+        .scaled(strength[0])
+        .scaled(weight[0]);
+    // Alignment: toward the mean heading at full speed, truncated to the strength.
+    let (heading, heading_common) = direction_or_zero(mean(1));
+    let heading = Vec2x4::select(found[1], heading, Vec2x4::ZERO);
+    let (steer, steer_common) = truncate(heading.scaled(max_speed).minus(velocity), strength[1]);
+    let no_heading = heading.is_zero();
+    let alignment = Vec2x4::select(no_heading, Vec2x4::ZERO, steer).scaled(weight[1]);
+    // Cohesion: seek with arrival toward the centre, truncated to the strength.
+    let offset = mean(2).minus(position);
+    let squared = offset.length_squared();
+    let distance = squared.sqrt();
+    let radius = each(agents, |agent| agent.cohesion_radius);
+    let speed = Vec4::select(
+        distance.cmplt(radius),
+        max_speed * (distance / radius),
+        max_speed,
+    );
+    let (toward, toward_common) = direction_or_zero(offset);
+    let (seek, seek_common) = truncate(toward.scaled(speed).minus(velocity), strength[2]);
+    let cohesion = Vec2x4::select(found[2], seek, Vec2x4::ZERO).scaled(weight[2]);
+    let common = (away_common | !found[0])
+        & (heading_common | !found[1])
+        & (steer_common | no_heading)
+        & ((toward_common & seek_common & (is_normal(squared) | offset.is_zero())) | !found[2]);
+    FlockForces {
+        forces: [separation, alignment, cohesion]
+            .map(|force| [force.x.to_array(), force.y.to_array()]),
+        // Unused lanes are not valid.
+        common: common.bitmask() & ((1 << agents.len()) - 1),
+    }
+}
+
+/// What [`flock_forces`] found, per lane.
+pub(crate) struct FlockForces {
+    /// Each rule's forces, x and y, lane by lane.
+    forces: [[[f32; LANES]; 2]; 3],
+    /// The lanes whose forces are valid, one bit each.
+    common: u32,
+}
+
+impl FlockForces {
+    /// The forces of separation, alignment and cohesion on `lane`, or `None` when they need one of
+    /// the scalar path's special cases.
+    pub(crate) fn lane(&self, lane: usize) -> Option<[Vec2; 3]> {
+        (self.common >> lane & 1 == 1)
+            .then(|| self.forces.map(|[x, y]| Vec2::new(x[lane], y[lane])))
+    }
 }
 
 /// Four wanderers' circle-method forces with the angle in the world frame
@@ -250,6 +521,7 @@ mod tests {
     use crate::behaviours::WanderFrame;
     use crate::components::FaceVelocity;
     use crate::forces::{integrate_velocity, wander_circle as scalar_wander_circle};
+    use bevy::ecs::entity::Entity;
     use bevy::math::Dir2;
     use core::f32::consts::PI;
     use proptest::prelude::*;
@@ -309,6 +581,137 @@ mod tests {
     fn limits() -> impl Strategy<Value = [f32; 3]> {
         (0.05f32..50.0, 0.0f32..400.0, 0.0f32..1000.0)
             .prop_map(|(mass, max_speed, max_force)| [mass, max_speed, max_force])
+    }
+
+    /// A flocking agent with the scene's rules, at rest at the origin.
+    fn flock_lane() -> FlockLane {
+        FlockLane {
+            position: Vec2::ZERO,
+            velocity: Vec2::ZERO,
+            max_speed: 100.0,
+            radii_squared: [25.0 * 25.0, 45.0 * 45.0, 45.0 * 45.0],
+            reach: 45.0,
+            cohesion_radius: 45.0,
+            strengths: [300.0, 200.0, 150.0],
+            weights: [1.0; 3],
+        }
+    }
+
+    /// The sums a walk of `index` gives the agent in `slot` at `lane`: what the rules add up.
+    fn walked_sums(index: &SpatialIndex<()>, slot: usize, lane: &FlockLane) -> [VectorSum; 3] {
+        let me = index.entries()[slot].entity;
+        let mut neighbours = Vec::new();
+        index.for_each_within(lane.position, lane.reach, |neighbour| {
+            if neighbour.entity != me {
+                neighbours.push(neighbour);
+            }
+        });
+        core::array::from_fn(|rule| {
+            let within = |neighbour: &&Neighbour| {
+                neighbour.position.distance_squared(lane.position) <= lane.radii_squared[rule]
+            };
+            VectorSum::of(
+                neighbours
+                    .iter()
+                    .filter(within)
+                    .map(|neighbour| match rule {
+                        0 => neighbour.position - lane.position,
+                        1 => neighbour.velocity,
+                        _ => neighbour.position,
+                    }),
+            )
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn flock_sums_give_the_walks_bits(
+            points in prop::collection::vec((vector(120.0), vector(80.0)), 1..60),
+            agents in prop::collection::vec((0usize..60, prop::array::uniform3(0.0f32..70.0), 0u8..8), 1..5),
+            cell_size in 5.0f32..80.0,
+        ) {
+            let mut index = SpatialIndex::<()>::new(cell_size);
+            // Every third point on the one before, as crowds on one point are.
+            index.rebuild_moving(points.iter().enumerate().map(|(at, &(position, velocity))| {
+                let position = if at % 3 == 2 { points[at - 1].0 } else { position };
+                Neighbour { entity: Entity::from_raw_u32(at as u32).unwrap(), position, velocity }
+            }));
+            // Distinct slots, each agent at its entry's position or moved off it (as a system
+            // before the flocking one may move it), some rules off.
+            let mut group: Vec<(usize, FlockLane)> = Vec::new();
+            for (slot, radii, variant) in agents {
+                let slot = slot % index.len();
+                if group.iter().any(|&(taken, _)| taken == slot) {
+                    continue;
+                }
+                let radii = radii.map(|radius| if variant & 1 == 1 { radius * 0.5 } else { radius });
+                let position = index.entries()[slot].position + Vec2::splat(f32::from(variant >> 1));
+                let radii_squared: [f32; 3] = core::array::from_fn(|rule| {
+                    if usize::from(variant) % 4 == rule { -1.0 } else { radii[rule] * radii[rule] }
+                });
+                let reach = (0..3)
+                    .filter(|&rule| radii_squared[rule] >= 0.0)
+                    .map(|rule| radii[rule])
+                    .fold(0.0, f32::max);
+                group.push((slot, FlockLane { position, radii_squared, reach, ..flock_lane() }));
+            }
+            let cells = group
+                .iter()
+                .filter_map(|(_, lane)| index.cell_box(lane.position, lane.reach))
+                .reduce(CellBox::union);
+            let Some(cells) = cells else { return Ok(()) };
+            let sums = flock_sums(&index, cells, &group);
+            for (lane, (slot, agent)) in group.iter().enumerate() {
+                prop_assert_eq!(sums.lane(lane).map(|sum| (sum.sum.to_array().map(f32::to_bits), sum.count)),
+                    walked_sums(&index, *slot, agent).map(|sum| (sum.sum.to_array().map(f32::to_bits), sum.count)));
+            }
+        }
+    }
+
+    proptest! {
+        /// Ordinary agents' forces take the fast path, and it gives the rules' bits.
+        #[test]
+        fn flock_forces_give_the_rules_bits(
+            agents in prop::array::uniform4((vector(500.0), vector(200.0), 0.0f32..300.0, prop::array::uniform3(-5.0f32..400.0), 5.0f32..80.0)),
+            sums in prop::array::uniform4(prop::array::uniform3((vector(5000.0), 0u32..40))),
+            used in 1usize..=4,
+        ) {
+            use crate::behaviours::{Alignment, Cohesion, Separation};
+            let group: Vec<(usize, FlockLane)> = agents[..used]
+                .iter()
+                .enumerate()
+                .map(|(slot, &(position, velocity, max_speed, strengths, cohesion_radius))| {
+                    let strengths = [strengths[0], strengths[1].abs(), strengths[2].abs()];
+                    let weights = [0.5, 1.0, 2.0];
+                    (slot, FlockLane { position, velocity, max_speed, cohesion_radius, strengths, weights, ..flock_lane() })
+                })
+                .collect();
+            let sums = sums.map(|sums| sums.map(|(sum, count)| VectorSum { sum, count }));
+            let lanes = FlockSums {
+                positions: Vec2x4::ZERO,
+                radii_squared: [Vec4::ZERO; 3],
+                sums: core::array::from_fn(|rule| Vec2x4::from_fn(|k| sums[k][rule].sum)),
+                counts: [Vec4::ZERO; 3],
+                whole_counts: core::array::from_fn(|rule| core::array::from_fn(|k| sums[k][rule].count)),
+                uncounted: 0,
+            };
+            let forces = flock_forces(&group, &lanes);
+            for (k, (_, lane)) in group.iter().enumerate() {
+                let agent = forces::Boid { position: lane.position, velocity: lane.velocity, max_speed: lane.max_speed };
+                let separation = Separation { strength: lane.strengths[0], ..Separation::default() };
+                let alignment = Alignment { strength: lane.strengths[1], ..Alignment::default() };
+                let cohesion = Cohesion { radius: lane.cohesion_radius, strength: lane.strengths[2], ..Cohesion::default() };
+                let scalar = [
+                    separation.force_from_offsets(sums[k][0]) * lane.weights[0],
+                    alignment.force_from_velocities(&agent, sums[k][1]) * lane.weights[1],
+                    cohesion.force_from_positions(&agent, sums[k][2]) * lane.weights[2],
+                ];
+                let bits = |forces: [Vec2; 3]| forces.map(|force| force.to_array().map(f32::to_bits));
+                prop_assert!(forces.lane(k).is_some());
+                prop_assert_eq!(bits(forces.lane(k).unwrap()), bits(scalar));
+            }
+            prop_assert!((used..LANES).all(|k| forces.lane(k).is_none()));
+        }
     }
 
     proptest! {

@@ -79,13 +79,55 @@ pub struct SpatialIndex<M> {
     unsorted: Vec<Neighbour>,
     cells: Vec<u32>,
     next_slot: Vec<u32>,
+    /// Each entity's slot, at its [`Entity::index_u32`], with the entity and the rebuild that
+    /// wrote it, to tell a current slot from one left by an entity that was not indexed this time:
+    /// what lets a system step agents in the index's (cell) order.
+    slots_by_entity: Vec<EntitySlot>,
+    /// The rebuilds so far, wrapping.
+    rebuilds: u32,
     marker: PhantomData<fn() -> M>,
+}
+
+/// Where an entity was put by the rebuild numbered `rebuild`.
+#[derive(Clone, Copy)]
+struct EntitySlot {
+    entity: Entity,
+    slot: u32,
+    rebuild: u32,
+}
+
+/// The grid cells a query visits: the columns and rows of a bounding box, each range inclusive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CellBox {
+    pub(crate) first_column: usize,
+    pub(crate) last_column: usize,
+    pub(crate) first_row: usize,
+    pub(crate) last_row: usize,
+}
+
+impl CellBox {
+    /// The smallest box holding both.
+    pub(crate) fn union(self, other: Self) -> Self {
+        Self {
+            first_column: self.first_column.min(other.first_column),
+            last_column: self.last_column.max(other.last_column),
+            first_row: self.first_row.min(other.first_row),
+            last_row: self.last_row.max(other.last_row),
+        }
+    }
+
+    /// The number of cells.
+    pub(crate) fn area(self) -> usize {
+        (self.last_column + 1 - self.first_column) * (self.last_row + 1 - self.first_row)
+    }
 }
 
 impl<M> SpatialIndex<M> {
     /// The bytes the index keeps per entity once it has grown (beside two `u32` per grid cell):
     /// the entry twice (in the order it came, and sorted by cell), its position once more (the
     /// column queries scan) and its cell number.
+    /// (The table of slots by entity, 16 bytes an entity index, is sized by the largest
+    /// [`Entity::index_u32`] indexed, not counted here.)
     pub const BYTES_PER_ENTITY: usize =
         2 * size_of::<Neighbour>() + size_of::<Vector>() + size_of::<u32>();
 
@@ -109,6 +151,8 @@ impl<M> SpatialIndex<M> {
             unsorted: Vec::new(),
             cells: Vec::new(),
             next_slot: Vec::new(),
+            slots_by_entity: Vec::new(),
+            rebuilds: 0,
             marker: PhantomData,
         }
     }
@@ -137,12 +181,15 @@ impl<M> SpatialIndex<M> {
     /// their number.
     pub fn rebuild_moving(&mut self, items: impl IntoIterator<Item = Neighbour>) {
         self.unsorted.clear();
+        self.rebuilds = self.rebuilds.wrapping_add(1);
         // The bounding box in the same pass.
         let (mut min, mut max) = (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN));
+        let mut entity_indices = 0;
         for mut entry in items {
             if entry.position.is_finite() {
                 min = min.min(entry.position);
                 max = max.max(entry.position);
+                entity_indices = entity_indices.max(entry.entity.index_u32() as usize + 1);
                 if !entry.velocity.is_finite() {
                     entry.velocity = Vector::ZERO;
                 }
@@ -202,27 +249,67 @@ impl<M> SpatialIndex<M> {
                 velocity: Vector::ZERO,
             },
         );
+        if self.slots_by_entity.len() < entity_indices {
+            let unused = EntitySlot {
+                entity: Entity::PLACEHOLDER,
+                slot: 0,
+                rebuild: self.rebuilds.wrapping_sub(1),
+            };
+            self.slots_by_entity.resize(entity_indices, unused);
+        }
         for (entry, &cell) in self.unsorted.iter().zip(&self.cells) {
             let next = &mut self.next_slot[cell as usize];
             self.positions[*next as usize] = entry.position;
             self.entries[*next as usize] = *entry;
+            self.slots_by_entity[entry.entity.index_u32() as usize] = EntitySlot {
+                entity: entry.entity,
+                slot: *next,
+                rebuild: self.rebuilds,
+            };
             *next += 1;
         }
     }
 
-    /// Calls `visit` for every indexed entity within `radius` of `point`: those whose squared
-    /// distance is at most `radius * radius`, in `f32`. A radius whose square overflows (above
-    /// about 1.8e19) takes in every entity.
-    pub fn for_each_within(&self, point: Vec2, radius: f32, mut visit: impl FnMut(Neighbour)) {
+    /// Where `entity` is in [`entries`](Self::entries), when it is indexed (an entity indexed twice
+    /// gives its last entry).
+    pub(crate) fn slot_of(&self, entity: Entity) -> Option<usize> {
+        let found = self.slots_by_entity.get(entity.index_u32() as usize)?;
+        (found.entity == entity && found.rebuild == self.rebuilds).then_some(found.slot as usize)
+    }
+
+    /// The indexed entities, cell by cell.
+    pub(crate) fn entries(&self) -> &[Neighbour] {
+        &self.entries
+    }
+
+    /// Their positions, in the same order.
+    pub(crate) fn positions(&self) -> &[Vector] {
+        &self.positions
+    }
+
+    /// The slots of the cells `first_column..=last_column` of `row`: consecutive, since the cells
+    /// are numbered row by row.
+    pub(crate) fn row_slots(
+        &self,
+        row: usize,
+        first_column: usize,
+        last_column: usize,
+    ) -> core::ops::Range<usize> {
+        self.cell_starts[row * self.columns + first_column] as usize
+            ..self.cell_starts[row * self.columns + last_column + 1] as usize
+    }
+
+    /// The cells that hold every entry within `radius` of `point` by the distance test of
+    /// [`for_each_within`](Self::for_each_within), which it visits; `None` when there are none.
+    pub(crate) fn cell_box(&self, point: Vec2, radius: f32) -> Option<CellBox> {
         if self.is_empty() || radius.is_nan() || radius < 0.0 || !point.is_finite() {
-            return;
+            return None;
         }
-        let radius_squared = radius * radius;
         // The distance test compares rounded squares, so it accepts entries up to a few ulps
         // beyond `radius`; the cells visited reach a little further (or everywhere, once the
         // square overflows and the test accepts everything), so that they hold every entry the
         // test accepts.
-        let reach = if radius_squared.is_finite() {
+        let reach = if (radius * radius).is_finite() {
             radius * (1.0 + 8.0 * f32::EPSILON)
         } else {
             f32::INFINITY
@@ -236,12 +323,24 @@ impl<M> SpatialIndex<M> {
         let low = cell_coordinate(point - reach);
         let high = cell_coordinate(point + reach);
         if high.x < 0.0 || high.y < 0.0 {
-            return;
+            return None;
         }
-        let first_column = (low.x as usize).min(self.columns - 1);
-        let last_column = (high.x as usize).min(self.columns - 1);
-        let first_row = (low.y as usize).min(self.rows - 1);
-        let last_row = (high.y as usize).min(self.rows - 1);
+        Some(CellBox {
+            first_column: (low.x as usize).min(self.columns - 1),
+            last_column: (high.x as usize).min(self.columns - 1),
+            first_row: (low.y as usize).min(self.rows - 1),
+            last_row: (high.y as usize).min(self.rows - 1),
+        })
+    }
+
+    /// Calls `visit` for every indexed entity within `radius` of `point`: those whose squared
+    /// distance is at most `radius * radius`, in `f32`. A radius whose square overflows (above
+    /// about 1.8e19) takes in every entity.
+    pub fn for_each_within(&self, point: Vec2, radius: f32, mut visit: impl FnMut(Neighbour)) {
+        let Some(cells) = self.cell_box(point, radius) else {
+            return;
+        };
+        let radius_squared = radius * radius;
         // The slots within the radius are first listed without a branch per entry (about a third
         // of the entries scanned are within, so a branch on each would often be mispredicted),
         // over all the rows at once, then their entries read in one tight loop whose loads overlap.
@@ -253,9 +352,9 @@ impl<M> SpatialIndex<M> {
                 visit(self.entries[slot as usize]);
             }
         };
-        for row in first_row..=last_row {
-            let start = self.cell_starts[row * self.columns + first_column] as usize;
-            let end = self.cell_starts[row * self.columns + last_column + 1] as usize;
+        for row in cells.first_row..=cells.last_row {
+            let core::ops::Range { start, end } =
+                self.row_slots(row, cells.first_column, cells.last_column);
             let mut next = start;
             while next < end {
                 if count == BATCH {

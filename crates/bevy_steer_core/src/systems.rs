@@ -15,17 +15,17 @@ use bevy::ecs::query::ArchetypeFilter;
 use crate::Vector;
 use crate::behaviours::{
     Alignment, ArrivalState, Cohesion, NeighbourBehaviour, NoTarget, Seek, Separation,
-    SteeringBehaviour, TargetState, Wander,
+    SeparationMethod, SteeringBehaviour, TargetState, Wander,
 };
 use crate::components::{
     FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, SteeringCombination, Velocity,
 };
 use crate::events::{Arrived, TargetLost, announce};
-use crate::forces::{self, Boid};
-use crate::lanes::{self, LANES, Vec2x4, lanes_of};
+use crate::forces::{self, Boid, VectorSum};
+use crate::lanes::{self, FlockLane, LANES, Vec2x4, lanes_of};
 use crate::problems::{BehaviourKind, Finding, Problem, ReportedProblems, mark_changed, record};
 use crate::rng::SteeringRng;
-use crate::spatial::{Neighbour, Neighbours, SpatialIndex};
+use crate::spatial::{CellBox, Neighbour, Neighbours, SpatialIndex};
 
 /// Entities behaviours may aim at: anything with a `Transform`, moving if it has a `Velocity`.
 pub type TargetQuery<'w, 's> = Query<'w, 's, (&'static Transform, Option<&'static Velocity>)>;
@@ -96,26 +96,28 @@ fn agents_per_task(rows: usize, least: usize) -> usize {
 /// over plain slices. Each job writes only its own rows, so the result does not depend on how the
 /// rows are split.
 fn run_jobs<J: Send>(jobs: Vec<J>, step: impl Fn(J, &mut Vec<Finding>) + Sync) -> Vec<Finding> {
-    let mut findings = Vec::new();
+    map_jobs(jobs, |job| {
+        let mut found = Vec::new();
+        step(job, &mut found);
+        found
+    })
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// Runs `step` on every job on the compute pool (inline when there is only one) and gives what
+/// each returned, in the jobs' order.
+fn map_jobs<J: Send, R: Send + 'static>(jobs: Vec<J>, step: impl Fn(J) -> R + Sync) -> Vec<R> {
     if jobs.len() <= 1 {
-        for job in jobs {
-            step(job, &mut findings);
-        }
-        return findings;
+        return jobs.into_iter().map(step).collect();
     }
     let step = &step;
-    for found in ComputeTaskPool::get().scope(|scope| {
+    ComputeTaskPool::get().scope(|scope| {
         for job in jobs {
-            scope.spawn(async move {
-                let mut found = Vec::new();
-                step(job, &mut found);
-                found
-            });
+            scope.spawn(async move { step(job) });
         }
-    }) {
-        findings.extend(found);
-    }
-    findings
+    })
 }
 
 /// The rows of a table one job steps: the table's index, the first row and the row count.
@@ -601,37 +603,208 @@ fn active_rule<B: NeighbourBehaviour>(rules: Option<&[B]>, row: usize) -> Option
     rules.map(|rules| &rules[row]).filter(|rule| rule.active())
 }
 
-/// Settles the weighted force of `rule`, if any, from the candidates in `scratch`.
-fn settle_rule<B: NeighbourBehaviour>(
-    rule: Option<&B>,
-    agent: &Boid,
-    scratch: &mut NeighbourScratch,
-    steering: &mut Steering,
-    agent_row: AgentRow,
-    found: &mut Vec<Finding>,
+/// A job's columns of flocking rules.
+type FlockColumns<'a> = (
+    Option<&'a [Separation]>,
+    Option<&'a [Alignment]>,
+    Option<&'a [Cohesion]>,
+);
+
+/// The active flocking rules of one agent.
+type FlockRules<'a> = (
+    Option<&'a Separation>,
+    Option<&'a Alignment>,
+    Option<&'a Cohesion>,
+);
+
+/// The active rules of the agent `row` rows into a job.
+fn rules_at<'a>(
+    (separations, alignments, cohesions): &FlockColumns<'a>,
+    row: usize,
+) -> FlockRules<'a> {
+    (
+        active_rule(*separations, row),
+        active_rule(*alignments, row),
+        active_rule(*cohesions, row),
+    )
+}
+
+/// The agent as [`lanes::flock_sums`] and [`lanes::flock_forces`] take it, when its rules need
+/// nothing the lanes leave out: the agent's position and velocity are finite; every active rule
+/// has a valid radius, sees all round and has a finite strength and weight; alignment's and
+/// cohesion's strengths are not negative; separation takes the mean. `None` sends the agent down
+/// the scalar walk, which handles everything.
+fn flock_lane(agent: &Boid, (separation, alignment, cohesion): FlockRules) -> Option<FlockLane> {
+    /// The rule's radius, strength and weight; zeros for a rule that is off.
+    fn lane_rule<B: NeighbourBehaviour>(
+        rule: Option<&B>,
+        strength: impl Fn(&B) -> f32,
+        truncates: bool,
+    ) -> Option<Option<[f32; 3]>> {
+        let Some(rule) = rule else {
+            return Some(None);
+        };
+        let radius = neighbourhood_radius(rule).ok()?;
+        let (strength, weight) = (strength(rule), rule.weight());
+        let valid = forces::half_angle_cos(rule.field_of_view()) <= -1.0
+            && strength.is_finite()
+            && weight.is_finite()
+            && (!truncates || strength >= 0.0);
+        valid.then_some(Some([radius, strength, weight]))
+    }
+    if !agent.position.is_finite()
+        || !agent.velocity.is_finite()
+        || separation.is_some_and(|rule| rule.method != SeparationMethod::Mean)
+    {
+        return None;
+    }
+    let rules = [
+        lane_rule(separation, |rule| rule.strength, false)?,
+        lane_rule(alignment, |rule| rule.strength, true)?,
+        lane_rule(cohesion, |rule| rule.strength, true)?,
+    ];
+    let [radius, strength, weight] =
+        [0, 1, 2].map(|of| rules.map(|rule| rule.map_or(0.0, |rule| rule[of])));
+    Some(FlockLane {
+        position: agent.position,
+        velocity: agent.velocity,
+        max_speed: agent.max_speed,
+        radii_squared: core::array::from_fn(|rule| {
+            rules[rule].map_or(-1.0, |_| radius[rule] * radius[rule])
+        }),
+        reach: rules
+            .iter()
+            .flatten()
+            .map(|rule| rule[0])
+            .reduce(f32::max)?,
+        // Any positive number where cohesion is off: its force is not read.
+        cohesion_radius: rules[2].map_or(1.0, |rule| rule[0]),
+        strengths: strength,
+        weights: weight,
+    })
+}
+
+/// What the lanes made of one agent: its rules' weighted forces (separation, alignment, cohesion;
+/// `None` for a rule it lacks or has off), or their neighbour sums where finishing the forces needs
+/// one of the scalar path's special cases.
+#[derive(Clone, Copy, Debug)]
+enum FlockOutcome {
+    Forces([Option<Vector>; 3]),
+    Sums([VectorSum; 3]),
+}
+
+/// A job's agents as the lanes take them, in the job's order.
+#[derive(Default)]
+struct JobLanes {
+    /// Each agent's slot in the index, or [`NO_SLOT`] for one the lanes leave to the scalar walk.
+    slots: Vec<u32>,
+    /// The others, in order.
+    lanes: Vec<FlockLane>,
+}
+
+/// In [`JobLanes::slots`], an agent not on the lanes.
+const NO_SLOT: u32 = u32::MAX;
+
+/// Where the agent at a slot of the index is in the jobs' [`JobLanes::lanes`].
+#[derive(Clone, Copy)]
+struct LaneAt {
+    job: u32,
+    lane: u32,
+}
+
+impl LaneAt {
+    /// No agent on the lanes at the slot.
+    const NONE: Self = Self {
+        job: u32::MAX,
+        lane: 0,
+    };
+}
+
+/// Where [`apply_flocking`] keeps its lanes' work between its passes, and from step to step, so
+/// that a step allocates nothing once it has grown.
+#[derive(Default)]
+pub struct FlockScratch {
+    /// Where the agents on the lanes are, at their slots in the index.
+    lanes_by_slot: Vec<LaneAt>,
+    /// What the lanes made of them, at the same slots.
+    outcomes_by_slot: Vec<FlockOutcome>,
+}
+
+/// Fills `outcomes` with what the lanes make of the agents in `lanes`, both from slot `first_slot`
+/// of `index` on: groups of up to [`LANES`] agents in the index's order, cut where a group's cells
+/// would grow by more than a third over its widest agent's.
+fn step_flock_slots<M>(
+    index: &SpatialIndex<M>,
+    first_slot: usize,
+    lanes: &[Option<FlockLane>],
+    outcomes: &mut [FlockOutcome],
 ) {
-    if let Some(rule) = rule {
-        let force = scratch.force(rule, agent);
-        settle(
-            force,
-            BehaviourKind::of_neighbour::<B>(),
-            steering,
-            agent_row,
-            found,
-        );
+    let mut group: Vec<(usize, FlockLane)> = Vec::with_capacity(LANES);
+    let mut group_cells: Option<(CellBox, usize)> = None;
+    let flush = |group: &mut Vec<(usize, FlockLane)>, cells, outcomes: &mut [FlockOutcome]| {
+        let sums = lanes::flock_sums(index, cells, group);
+        let forces = lanes::flock_forces(group, &sums);
+        for (k, &(slot, lane)) in group.iter().enumerate() {
+            outcomes[slot - first_slot] = match forces.lane(k) {
+                Some(forces) => {
+                    let has_rule = |rule: usize| lane.radii_squared[rule] >= 0.0;
+                    FlockOutcome::Forces(
+                        [0, 1, 2].map(|rule| has_rule(rule).then_some(forces[rule])),
+                    )
+                }
+                None => FlockOutcome::Sums(sums.lane(k)),
+            };
+        }
+        group.clear();
+    };
+    for (slot, &lane) in (first_slot..).zip(lanes) {
+        let Some(lane) = lane else {
+            continue;
+        };
+        let Some(cells) = index.cell_box(lane.position, lane.reach) else {
+            // No cell in reach: no neighbour.
+            outcomes[slot - first_slot] = FlockOutcome::Sums(Default::default());
+            continue;
+        };
+        if let Some((joint, widest)) = group_cells {
+            let union = joint.union(cells);
+            let widest = widest.max(cells.area());
+            if group.len() < LANES && union.area() * 3 <= widest * 4 {
+                group.push((slot, lane));
+                group_cells = Some((union, widest));
+                continue;
+            }
+            flush(&mut group, joint, outcomes);
+        }
+        group.push((slot, lane));
+        group_cells = Some((cells, cells.area()));
+    }
+    if let Some((cells, _)) = group_cells {
+        flush(&mut group, cells, outcomes);
     }
 }
 
 /// Adds the weighted forces of [`Separation`], [`Alignment`] and [`Cohesion`], in that order, for
-/// every agent with marker `M`, from one walk of [`SpatialIndex<M>`] per agent over the widest of
-/// its active rules' radii: the system [`FlockingPlugin`](crate::FlockingPlugin) schedules.
+/// every agent with marker `M`, from its neighbours in [`SpatialIndex<M>`]: the system
+/// [`FlockingPlugin`](crate::FlockingPlugin) schedules.
 ///
-/// Each rule keeps the neighbours within its own radius and field of view, in the index's order,
-/// so the forces are the very ones the three rules registered one by one give; bad radii are
-/// reported the same way.
+/// Each rule's neighbours are those within its own radius and field of view, the agent itself
+/// left out, in the index's order, so the forces are the very ones the three rules registered one
+/// by one give; bad radii are reported the same way.
+///
+/// Most agents are stepped in three passes, so that the neighbour sums, which cost the most, are
+/// made in the index's (cell) order rather than the tables' (scattered) one: their positions and
+/// rules are read in table order; their neighbours are added up and their forces worked out in
+/// the index's order, four agents of neighbouring cells at a time on SIMD lanes, one pass over
+/// the cells serving the four; the forces are settled in table order. An agent whose rules need
+/// what the lanes leave out (a field of view, the separation by distance, a bad radius or
+/// strength, a position or velocity that is not finite), or which is not in the index, walks the
+/// index on its own, over the widest of its rules' radii, each rule keeping its own neighbours
+/// from the walk. Both give the same bits.
 pub fn apply_flocking<M: Component>(
     index: Neighbours<M>,
     mut agents: FlockAgents<M>,
+    mut scratch: Local<FlockScratch>,
     mut logged_not_dense: Local<bool>,
 ) {
     let Some(index) = index.index() else {
@@ -677,31 +850,119 @@ pub fn apply_flocking<M: Component>(
             ));
         }
     }
-    let findings = run_jobs(jobs, |(rows, entities, rules, columns, steering), found| {
-        let mut scratch = NeighbourScratch::default();
-        for row in 0..rows.len {
-            let agent = columns.boid(row);
-            let separation = active_rule(rules.0, row);
-            let alignment = active_rule(rules.1, row);
-            let cohesion = active_rule(rules.2, row);
-            let reach = [
-                separation.and_then(|rule| neighbourhood_radius(rule).ok()),
-                alignment.and_then(|rule| neighbourhood_radius(rule).ok()),
-                cohesion.and_then(|rule| neighbourhood_radius(rule).ok()),
-            ]
-            .into_iter()
-            .flatten()
-            .reduce(f32::max);
-            if let Some(reach) = reach {
-                scratch.walk(index, &agent, entities[row], reach);
+    // The agents that go on the lanes, and their slots, row by row.
+    let job_lanes = map_jobs(
+        jobs.iter().collect(),
+        |(rows, entities, rules, columns, _)| {
+            let mut job_lanes = JobLanes::default();
+            for row in 0..rows.len {
+                let lane = flock_lane(&columns.boid(row), rules_at(rules, row))
+                    .and_then(|lane| Some((index.slot_of(entities[row])?, lane)));
+                job_lanes
+                    .slots
+                    .push(lane.map_or(NO_SLOT, |(slot, _)| slot as u32));
+                job_lanes.lanes.extend(lane.map(|(_, lane)| lane));
             }
-            let agent_row = columns.agent(rows, row);
-            let steering = &mut steering[row];
-            settle_rule(separation, &agent, &mut scratch, steering, agent_row, found);
-            settle_rule(alignment, &agent, &mut scratch, steering, agent_row, found);
-            settle_rule(cohesion, &agent, &mut scratch, steering, agent_row, found);
+            job_lanes
+        },
+    );
+    let FlockScratch {
+        lanes_by_slot,
+        outcomes_by_slot,
+    } = &mut *scratch;
+    lanes_by_slot.clear();
+    lanes_by_slot.resize(index.len(), LaneAt::NONE);
+    for (job, job_lanes) in job_lanes.iter().enumerate() {
+        let slots = job_lanes.slots.iter().filter(|&&slot| slot != NO_SLOT);
+        for (lane, &slot) in slots.enumerate() {
+            lanes_by_slot[slot as usize] = LaneAt {
+                job: job as u32,
+                lane: lane as u32,
+            };
         }
-    });
+    }
+    outcomes_by_slot.resize(index.len(), FlockOutcome::Sums(Default::default()));
+    let per_task = agents_per_task(index.len(), MIN_QUERYING_AGENTS_PER_TASK);
+    map_jobs(
+        (0..)
+            .step_by(per_task)
+            .zip(
+                lanes_by_slot
+                    .chunks(per_task)
+                    .zip(outcomes_by_slot.chunks_mut(per_task)),
+            )
+            .collect(),
+        |(first_slot, (lanes_at, outcomes))| {
+            let lane = |at: &LaneAt| {
+                (at.job != LaneAt::NONE.job)
+                    .then(|| job_lanes[at.job as usize].lanes[at.lane as usize])
+            };
+            // Gathered in a loop of their own, whose loads overlap.
+            let lanes: Vec<_> = lanes_at.iter().map(lane).collect();
+            step_flock_slots(index, first_slot, &lanes, outcomes);
+        },
+    );
+    let outcomes_by_slot = &*outcomes_by_slot;
+    let kinds = [
+        BehaviourKind::of_neighbour::<Separation>(),
+        BehaviourKind::of_neighbour::<Alignment>(),
+        BehaviourKind::of_neighbour::<Cohesion>(),
+    ];
+    let findings = run_jobs(
+        jobs.into_iter().zip(&job_lanes).collect(),
+        |((rows, entities, rules, columns, steering), job_lanes), found| {
+            let mut scratch = NeighbourScratch::default();
+            // Gathered in a loop of their own, whose loads overlap.
+            let outcomes: Vec<_> = job_lanes
+                .slots
+                .iter()
+                .map(|&slot| (slot != NO_SLOT).then(|| outcomes_by_slot[slot as usize]))
+                .collect();
+            for (row, outcome) in outcomes.into_iter().enumerate() {
+                let forces = if let Some(FlockOutcome::Forces(forces)) = outcome {
+                    forces.map(|force| force.map(Ok))
+                } else {
+                    let agent = columns.boid(row);
+                    let (separation, alignment, cohesion) = rules_at(&rules, row);
+                    if let Some(FlockOutcome::Sums([offsets, velocities, positions])) = outcome {
+                        [
+                            separation
+                                .map(|rule| Ok(rule.force_from_offsets(offsets) * rule.weight)),
+                            alignment.map(|rule| {
+                                Ok(rule.force_from_velocities(&agent, velocities) * rule.weight)
+                            }),
+                            cohesion.map(|rule| {
+                                Ok(rule.force_from_positions(&agent, positions) * rule.weight)
+                            }),
+                        ]
+                    } else {
+                        let reach = [
+                            separation.and_then(|rule| neighbourhood_radius(rule).ok()),
+                            alignment.and_then(|rule| neighbourhood_radius(rule).ok()),
+                            cohesion.and_then(|rule| neighbourhood_radius(rule).ok()),
+                        ]
+                        .into_iter()
+                        .flatten()
+                        .reduce(f32::max);
+                        if let Some(reach) = reach {
+                            scratch.walk(index, &agent, entities[row], reach);
+                        }
+                        [
+                            separation.map(|rule| scratch.force(rule, &agent)),
+                            alignment.map(|rule| scratch.force(rule, &agent)),
+                            cohesion.map(|rule| scratch.force(rule, &agent)),
+                        ]
+                    }
+                };
+                let agent_row = columns.agent(rows, row);
+                for (force, kind) in forces.into_iter().zip(kinds) {
+                    if let Some(force) = force {
+                        settle(force, kind, &mut steering[row], agent_row, found);
+                    }
+                }
+            }
+        },
+    );
     for finding in findings {
         let (entities, .., problems, _) = &mut tables[finding.table];
         record(problems, entities[finding.row], finding);

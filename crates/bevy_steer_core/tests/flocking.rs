@@ -214,9 +214,11 @@ fn cohesion_draws_a_scattered_group_together() {
 
 #[test]
 fn the_shared_walk_gives_the_forces_of_three_registrations_bit_for_bit() {
-    // FlockingPlugin walks the index once per agent for the three rules; registering them one by
-    // one walks it three times. Radii, fields of view and switches differ per agent, and some
-    // agents lack a rule, so every rule keeps its own neighbours out of the shared walk.
+    // FlockingPlugin adds up most agents' neighbours four at a time on SIMD lanes, in the index's
+    // order, and walks the index once per agent for the others (a field of view, separation by
+    // distance); registering the rules one by one walks it three times per agent. Radii, fields
+    // of view, methods and switches differ per agent, and some agents lack a rule, so every rule
+    // keeps its own neighbours.
     let scene = |app: &mut App| {
         let mut rng = Xoshiro128PlusPlus::seed_from_u64(7);
         for index in 0..300 {
@@ -228,7 +230,12 @@ fn the_shared_walk_gives_the_forces_of_three_registrations_bit_for_bit() {
             let mut boid = app
                 .world_mut()
                 .spawn((at(start.x, start.y), Velocity(heading), Boid));
-            boid.insert(Separation::new(10.0 + (index % 7) as f32 * 5.0).with_field_of_view(4.0));
+            let separation = Separation::new(10.0 + (index % 7) as f32 * 5.0);
+            boid.insert(match index % 8 {
+                0 => separation.with_field_of_view(4.0),
+                1 => separation.with_method(SeparationMethod::ByDistance),
+                _ => separation,
+            });
             if index % 5 != 0 {
                 boid.insert(Alignment::new(40.0).with_enabled(index % 11 != 0));
             }

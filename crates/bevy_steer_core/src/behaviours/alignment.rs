@@ -56,6 +56,20 @@ impl Alignment {
             ..default()
         }
     }
+
+    /// The unweighted force from the sum of the neighbours' velocities: what the flocking system's
+    /// lanes add up.
+    pub(crate) fn force_from_velocities(
+        &self,
+        agent: &Boid,
+        velocities: forces::VectorSum,
+    ) -> Vector {
+        forces::steer_to_heading(
+            agent,
+            forces::alignment_from_velocities(velocities),
+            self.strength,
+        )
+    }
 }
 
 weight_and_switch_builders!(Alignment);
@@ -67,7 +81,9 @@ impl NeighbourBehaviour for Alignment {
     neighbourhood_accessors!();
 
     fn force(&self, agent: &Boid, neighbours: &[Neighbour]) -> Vector {
-        let heading = forces::alignment(neighbours.iter().map(|neighbour| neighbour.velocity));
-        forces::steer_to_heading(agent, heading, self.strength)
+        self.force_from_velocities(
+            agent,
+            forces::VectorSum::of(neighbours.iter().map(|neighbour| neighbour.velocity)),
+        )
     }
 }

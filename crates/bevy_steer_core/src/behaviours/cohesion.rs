@@ -56,6 +56,18 @@ impl Cohesion {
             ..default()
         }
     }
+
+    /// The unweighted force from the sum of the neighbours' positions: what the flocking system's
+    /// lanes add up.
+    pub(crate) fn force_from_positions(
+        &self,
+        agent: &Boid,
+        positions: forces::VectorSum,
+    ) -> Vector {
+        positions.mean().map_or(Vector::ZERO, |centre| {
+            forces::truncate(forces::seek(agent, centre, self.radius), self.strength)
+        })
+    }
 }
 
 weight_and_switch_builders!(Cohesion);
@@ -67,9 +79,9 @@ impl NeighbourBehaviour for Cohesion {
     neighbourhood_accessors!();
 
     fn force(&self, agent: &Boid, neighbours: &[Neighbour]) -> Vector {
-        let positions = neighbours.iter().map(|neighbour| neighbour.position);
-        forces::mean(positions).map_or(Vector::ZERO, |centre| {
-            forces::truncate(forces::seek(agent, centre, self.radius), self.strength)
-        })
+        self.force_from_positions(
+            agent,
+            forces::VectorSum::of(neighbours.iter().map(|neighbour| neighbour.position)),
+        )
     }
 }

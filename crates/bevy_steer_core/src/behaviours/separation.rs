@@ -78,6 +78,12 @@ impl Separation {
         self.method = method;
         self
     }
+
+    /// The unweighted [`SeparationMethod::Mean`] force from the sum of the neighbours' offsets
+    /// (`neighbour - agent`): what the flocking system's lanes add up.
+    pub(crate) fn force_from_offsets(&self, offsets: forces::VectorSum) -> Vector {
+        forces::separation_from_offsets(offsets) * self.strength
+    }
 }
 
 weight_and_switch_builders!(Separation);
@@ -90,12 +96,14 @@ impl NeighbourBehaviour for Separation {
 
     fn force(&self, agent: &Boid, neighbours: &[Neighbour]) -> Vector {
         let positions = neighbours.iter().map(|neighbour| neighbour.position);
-        let push = match self.method {
-            SeparationMethod::Mean => forces::separation(agent.position, positions),
+        match self.method {
+            SeparationMethod::Mean => self.force_from_offsets(forces::VectorSum::of(
+                positions.map(|position| position - agent.position),
+            )),
             SeparationMethod::ByDistance => {
                 forces::separation_by_distance(agent.position, self.radius, positions)
+                    * self.strength
             }
-        };
-        push * self.strength
+        }
     }
 }
