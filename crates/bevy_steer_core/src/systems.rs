@@ -5,6 +5,7 @@
 //! step and writes only its own, so the result does not depend on thread count or visiting order.
 
 use core::cell::Cell;
+use core::f32::consts::TAU;
 
 use bevy::prelude::*;
 use bevy::tasks::ComputeTaskPool;
@@ -635,53 +636,49 @@ fn rules_at<'a>(
 /// cohesion's strengths are not negative; separation takes the mean. `None` sends the agent down
 /// the scalar walk, which handles everything.
 fn flock_lane(agent: &Boid, (separation, alignment, cohesion): FlockRules) -> Option<FlockLane> {
-    /// The rule's radius, strength and weight; zeros for a rule that is off.
-    fn lane_rule<B: NeighbourBehaviour>(
+    /// Puts `rule` (the `index`th) on `lane`, or answers `false` when the lanes cannot take it.
+    fn take<B: NeighbourBehaviour>(
+        lane: &mut FlockLane,
+        index: usize,
         rule: Option<&B>,
         strength: impl Fn(&B) -> f32,
         truncates: bool,
-    ) -> Option<Option<[f32; 3]>> {
+    ) -> bool {
         let Some(rule) = rule else {
-            return Some(None);
+            return true;
         };
-        let radius = neighbourhood_radius(rule).ok()?;
-        let (strength, weight) = (strength(rule), rule.weight());
-        let valid = forces::half_angle_cos(rule.field_of_view()) <= -1.0
+        let (radius, strength, weight) = (rule.radius(), strength(rule), rule.weight());
+        let valid = radius > 0.0
+            && radius.is_finite()
+            && rule.field_of_view() >= TAU
             && strength.is_finite()
             && weight.is_finite()
             && (!truncates || strength >= 0.0);
-        valid.then_some(Some([radius, strength, weight]))
+        lane.radii_squared[index] = radius * radius;
+        lane.reach = lane.reach.max(radius);
+        lane.strengths[index] = strength;
+        lane.weights[index] = weight;
+        valid
     }
-    if !agent.position.is_finite()
-        || !agent.velocity.is_finite()
-        || separation.is_some_and(|rule| rule.method != SeparationMethod::Mean)
-    {
-        return None;
-    }
-    let rules = [
-        lane_rule(separation, |rule| rule.strength, false)?,
-        lane_rule(alignment, |rule| rule.strength, true)?,
-        lane_rule(cohesion, |rule| rule.strength, true)?,
-    ];
-    let [radius, strength, weight] =
-        [0, 1, 2].map(|of| rules.map(|rule| rule.map_or(0.0, |rule| rule[of])));
-    Some(FlockLane {
+    let mut lane = FlockLane {
         position: agent.position,
         velocity: agent.velocity,
         max_speed: agent.max_speed,
-        radii_squared: core::array::from_fn(|rule| {
-            rules[rule].map_or(-1.0, |_| radius[rule] * radius[rule])
-        }),
-        reach: rules
-            .iter()
-            .flatten()
-            .map(|rule| rule[0])
-            .reduce(f32::max)?,
+        radii_squared: [-1.0; 3],
+        reach: 0.0,
         // Any positive number where cohesion is off: its force is not read.
-        cohesion_radius: rules[2].map_or(1.0, |rule| rule[0]),
-        strengths: strength,
-        weights: weight,
-    })
+        cohesion_radius: cohesion.map_or(1.0, |rule| rule.radius),
+        strengths: [0.0; 3],
+        weights: [0.0; 3],
+    };
+    let valid = agent.position.is_finite()
+        && agent.velocity.is_finite()
+        && separation.is_none_or(|rule| rule.method == SeparationMethod::Mean)
+        && take(&mut lane, 0, separation, |rule| rule.strength, false)
+        && take(&mut lane, 1, alignment, |rule| rule.strength, true)
+        && take(&mut lane, 2, cohesion, |rule| rule.strength, true);
+    // An agent with no rule on is left to the walk, which has nothing to do either.
+    (valid && lane.reach > 0.0).then_some(lane)
 }
 
 /// What the lanes made of one agent: its rules' weighted forces (separation, alignment, cohesion;
