@@ -16,7 +16,7 @@ use core::ops::Range;
 
 use bevy::math::{BVec4A, Quat, Vec2, Vec4};
 
-use crate::forces::{self, VectorSum};
+use crate::forces;
 use crate::spatial::{CellBox, Neighbour, SpatialIndex};
 
 #[cfg(doc)]
@@ -147,23 +147,35 @@ fn truncate(vector: Vec2x4, max: Vec4) -> (Vec2x4, BVec4A) {
     (Vec2x4::select(length.cmple(max), vector, shortened), common)
 }
 
-/// One flocking agent as [`flock_sums`] and [`flock_forces`] see it.
+/// One flocking agent as [`flock_sums`] and [`flock_forces`] see it: one cache line, read once
+/// per step out of order.
 #[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
 pub(crate) struct FlockLane {
     pub(crate) position: Vec2,
     pub(crate) velocity: Vec2,
     pub(crate) max_speed: f32,
-    /// The squared radii of separation, alignment and cohesion, in that order; negative for a rule
-    /// the agent lacks or has off, which then counts no neighbour.
-    pub(crate) radii_squared: [f32; 3],
-    /// The widest of the radii: how far the agent's walk of the index reaches.
-    pub(crate) reach: f32,
-    /// Cohesion's radius, where its arrival slows the agent.
-    pub(crate) cohesion_radius: f32,
-    /// The three rules' strengths and weights, in the same order: finite, and the strengths of
-    /// alignment and cohesion (which truncate to them) not negative.
+    /// The radii of separation, alignment and cohesion, in that order; NaN for a rule the agent
+    /// lacks or has off, which then counts no neighbour.
+    pub(crate) radii: [f32; 3],
+    /// The rules' strengths and weights, in the same order: finite, and the strengths of alignment
+    /// and cohesion (which truncate to them) not negative.
     pub(crate) strengths: [f32; 3],
     pub(crate) weights: [f32; 3],
+    /// The agent's slot in the spatial index.
+    pub(crate) slot: u32,
+}
+
+impl FlockLane {
+    /// How far the agent's walk of the index reaches: the widest of its rules' radii.
+    pub(crate) fn reach(&self) -> f32 {
+        self.radii[0].max(self.radii[1]).max(self.radii[2])
+    }
+
+    /// Whether the agent has the `rule`th rule on.
+    pub(crate) fn has_rule(&self, rule: usize) -> bool {
+        !self.radii[rule].is_nan()
+    }
 }
 
 /// Per lane, the neighbours' offsets (`neighbour - agent`, for separation), velocities (alignment)
@@ -223,8 +235,9 @@ impl FlockSums {
     }
 
     /// The sums of `lane`, one per rule.
-    pub(crate) fn lane(&self, lane: usize) -> [VectorSum; 3] {
-        core::array::from_fn(|rule| VectorSum {
+    #[cfg(test)]
+    fn lane(&self, lane: usize) -> [forces::VectorSum; 3] {
+        core::array::from_fn(|rule| forces::VectorSum {
             sum: self.sums[rule].lane(lane),
             count: self.whole_counts[rule][lane],
         })
@@ -253,15 +266,16 @@ impl FlockSums {
 pub(crate) fn flock_sums<M>(
     index: &SpatialIndex<M>,
     cells: CellBox,
-    agents: &[(usize, FlockLane)],
+    agents: &[FlockLane],
 ) -> FlockSums {
-    let lane = |lane: usize| agents.get(lane).map(|(_, agent)| agent);
+    let lane = |lane: usize| agents.get(lane);
     let mut sums = FlockSums {
         // An unused lane's NaN position finds no neighbour.
         positions: Vec2x4::from_fn(|k| lane(k).map_or(Vec2::NAN, |agent| agent.position)),
         radii_squared: core::array::from_fn(|rule| {
             Vec4::from_array(core::array::from_fn(|k| {
-                lane(k).map_or(-1.0, |agent| agent.radii_squared[rule])
+                // NaN, for a rule off or an unused lane, counts no neighbour.
+                lane(k).map_or(f32::NAN, |agent| agent.radii[rule] * agent.radii[rule])
             }))
         }),
         sums: [Vec2x4::ZERO; 3],
@@ -272,7 +286,7 @@ pub(crate) fn flock_sums<M>(
     let mut own_slots: [(usize, usize); LANES] = core::array::from_fn(|k| {
         agents
             .get(k)
-            .map_or((usize::MAX, k), |&(slot, _)| (slot, k))
+            .map_or((usize::MAX, k), |agent| (agent.slot as usize, k))
     });
     own_slots.sort_unstable();
     let (positions, entries) = (index.positions(), index.entries());
@@ -315,9 +329,9 @@ fn direction_or_zero(vector: Vec2x4) -> (Vec2x4, BVec4A) {
 
 /// `value` of each of up to four agents, one per lane; unused lanes take the last agent's.
 #[inline]
-fn each(agents: &[(usize, FlockLane)], value: impl Fn(&FlockLane) -> f32) -> Vec4 {
+fn each(agents: &[FlockLane], value: impl Fn(&FlockLane) -> f32) -> Vec4 {
     Vec4::from_array(core::array::from_fn(|k| {
-        value(&agents[k.min(agents.len() - 1)].1)
+        value(&agents[k.min(agents.len() - 1)])
     }))
 }
 
@@ -325,9 +339,9 @@ fn each(agents: &[(usize, FlockLane)], value: impl Fn(&FlockLane) -> f32) -> Vec
 /// from their rules' neighbour sums, as [`flock_sums`] gives them: for each lane where no step
 /// needs one of the scalar path's special cases, the forces the rules' `force_from_*` functions
 /// give times the weights, to the bit; `None` on the other lanes.
-pub(crate) fn flock_forces(agents: &[(usize, FlockLane)], sums: &FlockSums) -> FlockForces {
+pub(crate) fn flock_forces(agents: &[FlockLane], sums: &FlockSums) -> FlockForces {
     // Unused lanes take the last agent's values, and are not read.
-    let lane = |k: usize| &agents[k.min(agents.len() - 1)].1;
+    let lane = |k: usize| &agents[k.min(agents.len() - 1)];
     let position = Vec2x4::from_fn(|k| lane(k).position);
     let velocity = Vec2x4::from_fn(|k| lane(k).velocity);
     let max_speed = each(agents, |agent| agent.max_speed);
@@ -362,7 +376,7 @@ pub(crate) fn flock_forces(agents: &[(usize, FlockLane)], sums: &FlockSums) -> F
     let offset = mean(2).minus(position);
     let squared = offset.length_squared();
     let distance = squared.sqrt();
-    let radius = each(agents, |agent| agent.cohesion_radius);
+    let radius = each(agents, |agent| agent.radii[2]);
     let speed = Vec4::select(
         distance.cmplt(radius),
         max_speed * (distance / radius),
@@ -520,7 +534,7 @@ mod tests {
     use super::*;
     use crate::behaviours::WanderFrame;
     use crate::components::FaceVelocity;
-    use crate::forces::{integrate_velocity, wander_circle as scalar_wander_circle};
+    use crate::forces::{VectorSum, integrate_velocity, wander_circle as scalar_wander_circle};
     use bevy::ecs::entity::Entity;
     use bevy::math::Dir2;
     use core::f32::consts::PI;
@@ -589,26 +603,26 @@ mod tests {
             position: Vec2::ZERO,
             velocity: Vec2::ZERO,
             max_speed: 100.0,
-            radii_squared: [25.0 * 25.0, 45.0 * 45.0, 45.0 * 45.0],
-            reach: 45.0,
-            cohesion_radius: 45.0,
+            radii: [25.0, 45.0, 45.0],
             strengths: [300.0, 200.0, 150.0],
             weights: [1.0; 3],
+            slot: 0,
         }
     }
 
-    /// The sums a walk of `index` gives the agent in `slot` at `lane`: what the rules add up.
-    fn walked_sums(index: &SpatialIndex<()>, slot: usize, lane: &FlockLane) -> [VectorSum; 3] {
-        let me = index.entries()[slot].entity;
+    /// The sums a walk of `index` gives the agent `lane`: what the rules add up.
+    fn walked_sums(index: &SpatialIndex<()>, lane: &FlockLane) -> [VectorSum; 3] {
+        let me = index.entries()[lane.slot as usize].entity;
         let mut neighbours = Vec::new();
-        index.for_each_within(lane.position, lane.reach, |neighbour| {
+        index.for_each_within(lane.position, lane.reach(), |neighbour| {
             if neighbour.entity != me {
                 neighbours.push(neighbour);
             }
         });
         core::array::from_fn(|rule| {
             let within = |neighbour: &&Neighbour| {
-                neighbour.position.distance_squared(lane.position) <= lane.radii_squared[rule]
+                let radius = lane.radii[rule];
+                neighbour.position.distance_squared(lane.position) <= radius * radius
             };
             VectorSum::of(
                 neighbours
@@ -638,32 +652,33 @@ mod tests {
             }));
             // Distinct slots, each agent at its entry's position or moved off it (as a system
             // before the flocking one may move it), some rules off.
-            let mut group: Vec<(usize, FlockLane)> = Vec::new();
+            let mut group: Vec<FlockLane> = Vec::new();
             for (slot, radii, variant) in agents {
-                let slot = slot % index.len();
-                if group.iter().any(|&(taken, _)| taken == slot) {
+                let slot = (slot % index.len()) as u32;
+                if group.iter().any(|taken| taken.slot == slot) {
                     continue;
                 }
-                let radii = radii.map(|radius| if variant & 1 == 1 { radius * 0.5 } else { radius });
-                let position = index.entries()[slot].position + Vec2::splat(f32::from(variant >> 1));
-                let radii_squared: [f32; 3] = core::array::from_fn(|rule| {
-                    if usize::from(variant) % 4 == rule { -1.0 } else { radii[rule] * radii[rule] }
+                let position = index.entries()[slot as usize].position + Vec2::splat(f32::from(variant >> 1));
+                let radii: [f32; 3] = core::array::from_fn(|rule| {
+                    if usize::from(variant) % 4 == rule {
+                        f32::NAN
+                    } else if variant & 1 == 1 {
+                        radii[rule] * 0.5
+                    } else {
+                        radii[rule]
+                    }
                 });
-                let reach = (0..3)
-                    .filter(|&rule| radii_squared[rule] >= 0.0)
-                    .map(|rule| radii[rule])
-                    .fold(0.0, f32::max);
-                group.push((slot, FlockLane { position, radii_squared, reach, ..flock_lane() }));
+                group.push(FlockLane { position, radii, slot, ..flock_lane() });
             }
             let cells = group
                 .iter()
-                .filter_map(|(_, lane)| index.cell_box(lane.position, lane.reach))
+                .filter_map(|lane| index.cell_box(lane.position, lane.reach()))
                 .reduce(CellBox::union);
             let Some(cells) = cells else { return Ok(()) };
             let sums = flock_sums(&index, cells, &group);
-            for (lane, (slot, agent)) in group.iter().enumerate() {
+            for (lane, agent) in group.iter().enumerate() {
                 prop_assert_eq!(sums.lane(lane).map(|sum| (sum.sum.to_array().map(f32::to_bits), sum.count)),
-                    walked_sums(&index, *slot, agent).map(|sum| (sum.sum.to_array().map(f32::to_bits), sum.count)));
+                    walked_sums(&index, agent).map(|sum| (sum.sum.to_array().map(f32::to_bits), sum.count)));
             }
         }
     }
@@ -677,13 +692,13 @@ mod tests {
             used in 1usize..=4,
         ) {
             use crate::behaviours::{Alignment, Cohesion, Separation};
-            let group: Vec<(usize, FlockLane)> = agents[..used]
+            let group: Vec<FlockLane> = agents[..used]
                 .iter()
-                .enumerate()
-                .map(|(slot, &(position, velocity, max_speed, strengths, cohesion_radius))| {
+                .map(|&(position, velocity, max_speed, strengths, cohesion_radius)| {
                     let strengths = [strengths[0], strengths[1].abs(), strengths[2].abs()];
                     let weights = [0.5, 1.0, 2.0];
-                    (slot, FlockLane { position, velocity, max_speed, cohesion_radius, strengths, weights, ..flock_lane() })
+                    let radii = [25.0, 45.0, cohesion_radius];
+                    FlockLane { position, velocity, max_speed, radii, strengths, weights, ..flock_lane() }
                 })
                 .collect();
             let sums = sums.map(|sums| sums.map(|(sum, count)| VectorSum { sum, count }));
@@ -696,11 +711,11 @@ mod tests {
                 uncounted: 0,
             };
             let forces = flock_forces(&group, &lanes);
-            for (k, (_, lane)) in group.iter().enumerate() {
+            for (k, lane) in group.iter().enumerate() {
                 let agent = forces::Boid { position: lane.position, velocity: lane.velocity, max_speed: lane.max_speed };
                 let separation = Separation { strength: lane.strengths[0], ..Separation::default() };
                 let alignment = Alignment { strength: lane.strengths[1], ..Alignment::default() };
-                let cohesion = Cohesion { radius: lane.cohesion_radius, strength: lane.strengths[2], ..Cohesion::default() };
+                let cohesion = Cohesion { radius: lane.radii[2], strength: lane.strengths[2], ..Cohesion::default() };
                 let scalar = [
                     separation.force_from_offsets(sums[k][0]) * lane.weights[0],
                     alignment.force_from_velocities(&agent, sums[k][1]) * lane.weights[1],

@@ -22,7 +22,7 @@ use crate::components::{
     FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, SteeringCombination, Velocity,
 };
 use crate::events::{Arrived, TargetLost, announce};
-use crate::forces::{self, Boid, VectorSum};
+use crate::forces::{self, Boid};
 use crate::lanes::{self, FlockLane, LANES, Vec2x4, lanes_of};
 use crate::problems::{BehaviourKind, Finding, Problem, ReportedProblems, mark_changed, record};
 use crate::rng::SteeringRng;
@@ -654,8 +654,7 @@ fn flock_lane(agent: &Boid, (separation, alignment, cohesion): FlockRules) -> Op
             && strength.is_finite()
             && weight.is_finite()
             && (!truncates || strength >= 0.0);
-        lane.radii_squared[index] = radius * radius;
-        lane.reach = lane.reach.max(radius);
+        lane.radii[index] = radius;
         lane.strengths[index] = strength;
         lane.weights[index] = weight;
         valid
@@ -664,12 +663,11 @@ fn flock_lane(agent: &Boid, (separation, alignment, cohesion): FlockRules) -> Op
         position: agent.position,
         velocity: agent.velocity,
         max_speed: agent.max_speed,
-        radii_squared: [-1.0; 3],
-        reach: 0.0,
-        // Any positive number where cohesion is off: its force is not read.
-        cohesion_radius: cohesion.map_or(1.0, |rule| rule.radius),
+        radii: [f32::NAN; 3],
         strengths: [0.0; 3],
         weights: [0.0; 3],
+        // Set once the agent is found in the index.
+        slot: 0,
     };
     let valid = agent.position.is_finite()
         && agent.velocity.is_finite()
@@ -678,16 +676,29 @@ fn flock_lane(agent: &Boid, (separation, alignment, cohesion): FlockRules) -> Op
         && take(&mut lane, 1, alignment, |rule| rule.strength, true)
         && take(&mut lane, 2, cohesion, |rule| rule.strength, true);
     // An agent with no rule on is left to the walk, which has nothing to do either.
-    (valid && lane.reach > 0.0).then_some(lane)
+    (valid && lane.reach() > 0.0).then_some(lane)
 }
 
-/// What the lanes made of one agent: its rules' weighted forces (separation, alignment, cohesion;
-/// `None` for a rule it lacks or has off), or their neighbour sums where finishing the forces needs
-/// one of the scalar path's special cases.
+/// What the lanes made of one agent: its rules' weighted forces (separation, alignment, cohesion),
+/// when finishing them needed none of the scalar path's special cases. One aligned half cache line,
+/// read once per step out of order.
 #[derive(Clone, Copy, Debug)]
-enum FlockOutcome {
-    Forces([Option<Vector>; 3]),
-    Sums([VectorSum; 3]),
+#[repr(align(32))]
+struct FlockOutcome {
+    forces: [Vector; 3],
+    /// Bit `i` set: the agent has the `i`th rule on. [`FlockOutcome::WALK`] set: the forces are
+    /// not valid, and the agent walks the index instead.
+    rules: u32,
+}
+
+impl FlockOutcome {
+    const WALK: u32 = 1 << 3;
+
+    /// An agent that walks the index.
+    const WALKER: Self = Self {
+        forces: [Vector::ZERO; 3],
+        rules: Self::WALK,
+    };
 }
 
 /// A job's agents as the lanes take them, in the job's order.
@@ -727,53 +738,50 @@ pub struct FlockScratch {
     outcomes_by_slot: Vec<FlockOutcome>,
 }
 
-/// Fills `outcomes` with what the lanes make of the agents in `lanes`, both from slot `first_slot`
-/// of `index` on: groups of up to [`LANES`] agents in the index's order, cut where a group's cells
-/// would grow by more than a third over its widest agent's.
+/// Fills `outcomes`, whose first is the index's slot `first_slot`, with what the lanes make of the
+/// agents `lanes`, given in the index's order: groups of up to [`LANES`] agents, cut where a
+/// group's cells would grow by more than a third over its widest agent's.
 fn step_flock_slots<M>(
     index: &SpatialIndex<M>,
     first_slot: usize,
-    lanes: &[Option<FlockLane>],
+    lanes: &[FlockLane],
     outcomes: &mut [FlockOutcome],
 ) {
-    let mut group: Vec<(usize, FlockLane)> = Vec::with_capacity(LANES);
+    let mut group: Vec<FlockLane> = Vec::with_capacity(LANES);
     let mut group_cells: Option<(CellBox, usize)> = None;
-    let flush = |group: &mut Vec<(usize, FlockLane)>, cells, outcomes: &mut [FlockOutcome]| {
-        let sums = lanes::flock_sums(index, cells, group);
-        let forces = lanes::flock_forces(group, &sums);
-        for (k, &(slot, lane)) in group.iter().enumerate() {
-            outcomes[slot - first_slot] = match forces.lane(k) {
-                Some(forces) => {
-                    let has_rule = |rule: usize| lane.radii_squared[rule] >= 0.0;
-                    FlockOutcome::Forces(
-                        [0, 1, 2].map(|rule| has_rule(rule).then_some(forces[rule])),
-                    )
-                }
-                None => FlockOutcome::Sums(sums.lane(k)),
+    let flush = |group: &mut Vec<FlockLane>, cells, outcomes: &mut [FlockOutcome]| {
+        let forces = lanes::flock_forces(group, &lanes::flock_sums(index, cells, group));
+        for (k, lane) in group.iter().enumerate() {
+            outcomes[lane.slot as usize - first_slot] = match forces.lane(k) {
+                Some(forces) => FlockOutcome {
+                    forces,
+                    rules: (0..3)
+                        .filter(|&rule| lane.has_rule(rule))
+                        .map(|rule| 1 << rule)
+                        .sum(),
+                },
+                None => FlockOutcome::WALKER,
             };
         }
         group.clear();
     };
-    for (slot, &lane) in (first_slot..).zip(lanes) {
-        let Some(lane) = lane else {
-            continue;
-        };
-        let Some(cells) = index.cell_box(lane.position, lane.reach) else {
-            // No cell in reach: no neighbour.
-            outcomes[slot - first_slot] = FlockOutcome::Sums(Default::default());
+    for &lane in lanes {
+        let Some(cells) = index.cell_box(lane.position, lane.reach()) else {
+            // No cell in reach: the walk finds no neighbour either.
+            outcomes[lane.slot as usize - first_slot] = FlockOutcome::WALKER;
             continue;
         };
         if let Some((joint, widest)) = group_cells {
             let union = joint.union(cells);
             let widest = widest.max(cells.area());
             if group.len() < LANES && union.area() * 3 <= widest * 4 {
-                group.push((slot, lane));
+                group.push(lane);
                 group_cells = Some((union, widest));
                 continue;
             }
             flush(&mut group, joint, outcomes);
         }
-        group.push((slot, lane));
+        group.push(lane);
         group_cells = Some((cells, cells.area()));
     }
     if let Some((cells, _)) = group_cells {
@@ -853,12 +861,13 @@ pub fn apply_flocking<M: Component>(
         |(rows, entities, rules, columns, _)| {
             let mut job_lanes = JobLanes::default();
             for row in 0..rows.len {
-                let lane = flock_lane(&columns.boid(row), rules_at(rules, row))
-                    .and_then(|lane| Some((index.slot_of(entities[row])?, lane)));
-                job_lanes
-                    .slots
-                    .push(lane.map_or(NO_SLOT, |(slot, _)| slot as u32));
-                job_lanes.lanes.extend(lane.map(|(_, lane)| lane));
+                let lane =
+                    flock_lane(&columns.boid(row), rules_at(rules, row)).and_then(|mut lane| {
+                        lane.slot = index.slot_of(entities[row])? as u32;
+                        Some(lane)
+                    });
+                job_lanes.slots.push(lane.map_or(NO_SLOT, |lane| lane.slot));
+                job_lanes.lanes.extend(lane);
             }
             job_lanes
         },
@@ -878,7 +887,7 @@ pub fn apply_flocking<M: Component>(
             };
         }
     }
-    outcomes_by_slot.resize(index.len(), FlockOutcome::Sums(Default::default()));
+    outcomes_by_slot.resize(index.len(), FlockOutcome::WALKER);
     let per_task = agents_per_task(index.len(), MIN_QUERYING_AGENTS_PER_TASK);
     map_jobs(
         (0..)
@@ -890,12 +899,12 @@ pub fn apply_flocking<M: Component>(
             )
             .collect(),
         |(first_slot, (lanes_at, outcomes))| {
-            let lane = |at: &LaneAt| {
-                (at.job != LaneAt::NONE.job)
-                    .then(|| job_lanes[at.job as usize].lanes[at.lane as usize])
-            };
             // Gathered in a loop of their own, whose loads overlap.
-            let lanes: Vec<_> = lanes_at.iter().map(lane).collect();
+            let lanes: Vec<FlockLane> = lanes_at
+                .iter()
+                .filter(|at| at.job != LaneAt::NONE.job)
+                .map(|at| job_lanes[at.job as usize].lanes[at.lane as usize])
+                .collect();
             step_flock_slots(index, first_slot, &lanes, outcomes);
         },
     );
@@ -913,43 +922,38 @@ pub fn apply_flocking<M: Component>(
             let outcomes: Vec<_> = job_lanes
                 .slots
                 .iter()
-                .map(|&slot| (slot != NO_SLOT).then(|| outcomes_by_slot[slot as usize]))
+                .map(|&slot| {
+                    if slot == NO_SLOT {
+                        FlockOutcome::WALKER
+                    } else {
+                        outcomes_by_slot[slot as usize]
+                    }
+                })
                 .collect();
             for (row, outcome) in outcomes.into_iter().enumerate() {
-                let forces = if let Some(FlockOutcome::Forces(forces)) = outcome {
-                    forces.map(|force| force.map(Ok))
+                let forces = if outcome.rules & FlockOutcome::WALK == 0 {
+                    core::array::from_fn(|rule| {
+                        (outcome.rules >> rule & 1 == 1).then_some(Ok(outcome.forces[rule]))
+                    })
                 } else {
                     let agent = columns.boid(row);
                     let (separation, alignment, cohesion) = rules_at(&rules, row);
-                    if let Some(FlockOutcome::Sums([offsets, velocities, positions])) = outcome {
-                        [
-                            separation
-                                .map(|rule| Ok(rule.force_from_offsets(offsets) * rule.weight)),
-                            alignment.map(|rule| {
-                                Ok(rule.force_from_velocities(&agent, velocities) * rule.weight)
-                            }),
-                            cohesion.map(|rule| {
-                                Ok(rule.force_from_positions(&agent, positions) * rule.weight)
-                            }),
-                        ]
-                    } else {
-                        let reach = [
-                            separation.and_then(|rule| neighbourhood_radius(rule).ok()),
-                            alignment.and_then(|rule| neighbourhood_radius(rule).ok()),
-                            cohesion.and_then(|rule| neighbourhood_radius(rule).ok()),
-                        ]
-                        .into_iter()
-                        .flatten()
-                        .reduce(f32::max);
-                        if let Some(reach) = reach {
-                            scratch.walk(index, &agent, entities[row], reach);
-                        }
-                        [
-                            separation.map(|rule| scratch.force(rule, &agent)),
-                            alignment.map(|rule| scratch.force(rule, &agent)),
-                            cohesion.map(|rule| scratch.force(rule, &agent)),
-                        ]
+                    let reach = [
+                        separation.and_then(|rule| neighbourhood_radius(rule).ok()),
+                        alignment.and_then(|rule| neighbourhood_radius(rule).ok()),
+                        cohesion.and_then(|rule| neighbourhood_radius(rule).ok()),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .reduce(f32::max);
+                    if let Some(reach) = reach {
+                        scratch.walk(index, &agent, entities[row], reach);
                     }
+                    [
+                        separation.map(|rule| scratch.force(rule, &agent)),
+                        alignment.map(|rule| scratch.force(rule, &agent)),
+                        cohesion.map(|rule| scratch.force(rule, &agent)),
+                    ]
                 };
                 let agent_row = columns.agent(rows, row);
                 for (force, kind) in forces.into_iter().zip(kinds) {
