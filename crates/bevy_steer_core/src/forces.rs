@@ -261,19 +261,19 @@ pub fn mean(points: impl IntoIterator<Item = Vec2>) -> Option<Vec2> {
 /// Separation as the flocking article, Leader Following and Queue write it: away from the mean
 /// offset of the neighbours at `neighbours`, unit length. Zero with no neighbour, or when they
 /// surround the agent evenly (or sit on it).
+///
+/// The direction of the mean is that of the sum, which is what is normalised: one division fewer.
 #[inline]
 pub fn separation(position: Vec2, neighbours: impl IntoIterator<Item = Vec2>) -> Vec2 {
-    separation_from_offsets(VectorSum::of(
-        neighbours.into_iter().map(|neighbour| neighbour - position),
-    ))
+    separation_from_offsets(
+        VectorSum::of(neighbours.into_iter().map(|neighbour| neighbour - position)).sum,
+    )
 }
 
 /// [`separation`] from the sum of the neighbours' offsets (`neighbour - position`).
 #[inline]
-pub fn separation_from_offsets(offsets: VectorSum) -> Vec2 {
-    offsets
-        .mean()
-        .map_or(Vec2::ZERO, |offset| direction_or_zero(-offset))
+pub fn separation_from_offsets(sum_of_offsets: Vec2) -> Vec2 {
+    direction_or_zero(-sum_of_offsets)
 }
 
 /// Separation as Reynolds defines it: each neighbour pushes the agent straight away from it, by
@@ -302,17 +302,18 @@ pub fn separation_by_distance(
         .sum()
 }
 
-/// Alignment as the flocking article writes it: the direction of the neighbours' mean velocity,
-/// unit length. Zero with no neighbour or when their velocities cancel out.
+/// Alignment as the flocking article writes it: the direction of the neighbours' mean velocity
+/// (that of their sum, which is what is normalised), unit length. Zero with no neighbour or when
+/// their velocities cancel out.
 #[inline]
 pub fn alignment(neighbour_velocities: impl IntoIterator<Item = Vec2>) -> Vec2 {
-    alignment_from_velocities(VectorSum::of(neighbour_velocities))
+    alignment_from_velocities(VectorSum::of(neighbour_velocities).sum)
 }
 
 /// [`alignment`] from the sum of the neighbours' velocities.
 #[inline]
-pub fn alignment_from_velocities(velocities: VectorSum) -> Vec2 {
-    velocities.mean().map_or(Vec2::ZERO, direction_or_zero)
+pub fn alignment_from_velocities(sum_of_velocities: Vec2) -> Vec2 {
+    direction_or_zero(sum_of_velocities)
 }
 
 /// Alignment as a steering force (Reynolds'): the desired velocity along the neighbours' mean

@@ -149,7 +149,7 @@ fn truncate(vector: Vec2x4, max: Vec4) -> (Vec2x4, BVec4A) {
 
 /// One flocking agent as [`flock_sums`] and [`flock_forces`] see it: one cache line, read once
 /// per step out of order.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 #[repr(align(64))]
 pub(crate) struct FlockLane {
     pub(crate) position: Vec2,
@@ -178,17 +178,20 @@ impl FlockLane {
     }
 }
 
-/// Per lane, the neighbours' offsets (`neighbour - agent`, for separation), velocities (alignment)
-/// and positions (cohesion), each over its rule's neighbours, with the counts of those.
+/// Per lane, the sums of the neighbours' offsets (`neighbour - agent`, for separation),
+/// velocities (alignment) and positions (cohesion), each over its rule's neighbours, and the count
+/// of cohesion's (the only rule that takes a mean rather than a direction).
 pub(crate) struct FlockSums {
     positions: Vec2x4,
     radii_squared: [Vec4; 3],
+    /// Separation's, alignment's and cohesion's, in that order.
     sums: [Vec2x4; 3],
-    counts: [Vec4; 3],
-    /// The counts so far, in whole numbers: the `f32` counts are moved here before they could
-    /// stop counting exactly.
-    whole_counts: [[u32; LANES]; 3],
-    /// Candidates scanned since the counts were last moved.
+    /// Cohesion's neighbours, as an `f32` counts them exactly.
+    count: Vec4,
+    /// Cohesion's neighbours in whole numbers: the `f32` count is moved here before it could stop
+    /// counting exactly.
+    whole_count: [u32; LANES],
+    /// Candidates scanned since the count was last moved.
     uncounted: usize,
 }
 
@@ -212,46 +215,44 @@ impl FlockSums {
             for (&position, entry) in positions.iter().zip(entries) {
                 let candidate = Vec2x4::splat(position);
                 // `neighbour - agent`, and its squared length as `distance_squared` computes it.
-                let offset = Vec2x4 {
-                    x: candidate.x - self.positions.x,
-                    y: candidate.y - self.positions.y,
-                };
+                let offset = candidate.minus(self.positions);
                 let distance_squared = offset.length_squared();
-                let terms = [offset, Vec2x4::splat(entry.velocity), candidate];
-                let rules = self
+                let [separation, alignment, cohesion] = self
                     .radii_squared
-                    .iter()
-                    .zip(&mut self.sums)
-                    .zip(&mut self.counts);
-                for (((radius_squared, sum), count), term) in rules.zip(terms) {
-                    let neighbour = distance_squared.cmple(*radius_squared) & keep;
-                    // Adding a zero leaves the sum's bits as they are: the sums start at +0 and so
-                    // are never -0.
-                    *sum = sum.plus(Vec2x4::select(neighbour, term, Vec2x4::ZERO));
-                    *count += Vec4::select(neighbour, Vec4::ONE, Vec4::ZERO);
-                }
+                    .map(|radius_squared| distance_squared.cmple(radius_squared) & keep);
+                // Adding a zero leaves a sum's bits as they are: the sums start at +0 and so are
+                // never -0.
+                let add = |sum: Vec2x4, neighbour, term| {
+                    sum.plus(Vec2x4::select(neighbour, term, Vec2x4::ZERO))
+                };
+                self.sums[0] = add(self.sums[0], separation, offset);
+                self.sums[1] = add(self.sums[1], alignment, Vec2x4::splat(entry.velocity));
+                self.sums[2] = add(self.sums[2], cohesion, candidate);
+                self.count += Vec4::select(cohesion, Vec4::ONE, Vec4::ZERO);
             }
         }
     }
 
-    /// The sums of `lane`, one per rule.
-    #[cfg(test)]
-    fn lane(&self, lane: usize) -> [forces::VectorSum; 3] {
-        core::array::from_fn(|rule| forces::VectorSum {
-            sum: self.sums[rule].lane(lane),
-            count: self.whole_counts[rule][lane],
-        })
-    }
-
-    /// Moves the `f32` counts to the whole ones.
+    /// Moves the `f32` count to the whole one.
     fn count_up(&mut self) {
-        for (whole, counts) in self.whole_counts.iter_mut().zip(&mut self.counts) {
-            for (whole, count) in whole.iter_mut().zip(counts.to_array()) {
-                *whole += count as u32;
-            }
-            *counts = Vec4::ZERO;
+        for (whole, count) in self.whole_count.iter_mut().zip(self.count.to_array()) {
+            *whole += count as u32;
         }
+        self.count = Vec4::ZERO;
         self.uncounted = 0;
+    }
+
+    /// The sums of `lane`: separation's and alignment's, and cohesion's with its count.
+    #[cfg(test)]
+    fn lane(&self, lane: usize) -> (Vec2, Vec2, forces::VectorSum) {
+        (
+            self.sums[0].lane(lane),
+            self.sums[1].lane(lane),
+            forces::VectorSum {
+                sum: self.sums[2].lane(lane),
+                count: self.whole_count[lane],
+            },
+        )
     }
 }
 
@@ -279,8 +280,8 @@ pub(crate) fn flock_sums<M>(
             }))
         }),
         sums: [Vec2x4::ZERO; 3],
-        counts: [Vec4::ZERO; 3],
-        whole_counts: [[0; LANES]; 3],
+        count: Vec4::ZERO,
+        whole_count: [0; LANES],
         uncounted: 0,
     };
     let mut own_slots: [(usize, usize); LANES] = core::array::from_fn(|k| {
@@ -348,32 +349,27 @@ pub(crate) fn flock_forces(agents: &[FlockLane], sums: &FlockSums) -> FlockForce
     let strength: [Vec4; 3] =
         core::array::from_fn(|rule| each(agents, |agent| agent.strengths[rule]));
     let weight: [Vec4; 3] = core::array::from_fn(|rule| each(agents, |agent| agent.weights[rule]));
-    // Each rule's mean (`VectorSum::mean`), valid on the lanes where it found neighbours.
-    let counts: [Vec4; 3] = sums
-        .whole_counts
-        .map(|counts| Vec4::from_array(counts.map(|count| count as f32)));
-    let found: [BVec4A; 3] = counts.map(|count| count.cmpgt(Vec4::ZERO));
-    let mean = |rule: usize| Vec2x4 {
-        x: sums.sums[rule].x / counts[rule],
-        y: sums.sums[rule].y / counts[rule],
-    };
-    // Separation: away from the mean offset, unit length, times the strength.
-    let offset = mean(0);
+    // Separation: away from the offsets' sum (the direction of their mean), unit length, times the
+    // strength; zero with no neighbour, whose sum is zero.
     let (away, away_common) = direction_or_zero(Vec2x4 {
-        x: -offset.x,
-        y: -offset.y,
+        x: -sums.sums[0].x,
+        y: -sums.sums[0].y,
     });
-    let separation = Vec2x4::select(found[0], away, Vec2x4::ZERO)
-        .scaled(strength[0])
-        .scaled(weight[0]);
-    // Alignment: toward the mean heading at full speed, truncated to the strength.
-    let (heading, heading_common) = direction_or_zero(mean(1));
-    let heading = Vec2x4::select(found[1], heading, Vec2x4::ZERO);
+    let separation = away.scaled(strength[0]).scaled(weight[0]);
+    // Alignment: toward the velocities' sum at full speed, truncated to the strength.
+    let (heading, heading_common) = direction_or_zero(sums.sums[1]);
     let (steer, steer_common) = truncate(heading.scaled(max_speed).minus(velocity), strength[1]);
     let no_heading = heading.is_zero();
     let alignment = Vec2x4::select(no_heading, Vec2x4::ZERO, steer).scaled(weight[1]);
-    // Cohesion: seek with arrival toward the centre, truncated to the strength.
-    let offset = mean(2).minus(position);
+    // Cohesion: seek with arrival toward the centre (`VectorSum::mean`, valid on the lanes that
+    // found neighbours), truncated to the strength.
+    let count = Vec4::from_array(sums.whole_count.map(|count| count as f32));
+    let found = count.cmpgt(Vec4::ZERO);
+    let centre = Vec2x4 {
+        x: sums.sums[2].x / count,
+        y: sums.sums[2].y / count,
+    };
+    let offset = centre.minus(position);
     let squared = offset.length_squared();
     let distance = squared.sqrt();
     let radius = each(agents, |agent| agent.radii[2]);
@@ -384,11 +380,11 @@ pub(crate) fn flock_forces(agents: &[FlockLane], sums: &FlockSums) -> FlockForce
     );
     let (toward, toward_common) = direction_or_zero(offset);
     let (seek, seek_common) = truncate(toward.scaled(speed).minus(velocity), strength[2]);
-    let cohesion = Vec2x4::select(found[2], seek, Vec2x4::ZERO).scaled(weight[2]);
-    let common = (away_common | !found[0])
-        & (heading_common | !found[1])
+    let cohesion = Vec2x4::select(found, seek, Vec2x4::ZERO).scaled(weight[2]);
+    let common = away_common
+        & heading_common
         & (steer_common | no_heading)
-        & ((toward_common & seek_common & (is_normal(squared) | offset.is_zero())) | !found[2]);
+        & ((toward_common & seek_common & (is_normal(squared) | offset.is_zero())) | !found);
     FlockForces {
         forces: [separation, alignment, cohesion]
             .map(|force| [force.x.to_array(), force.y.to_array()]),
@@ -611,7 +607,7 @@ mod tests {
     }
 
     /// The sums a walk of `index` gives the agent `lane`: what the rules add up.
-    fn walked_sums(index: &SpatialIndex<()>, lane: &FlockLane) -> [VectorSum; 3] {
+    fn walked_sums(index: &SpatialIndex<()>, lane: &FlockLane) -> (Vec2, Vec2, VectorSum) {
         let me = index.entries()[lane.slot as usize].entity;
         let mut neighbours = Vec::new();
         index.for_each_within(lane.position, lane.reach(), |neighbour| {
@@ -619,22 +615,22 @@ mod tests {
                 neighbours.push(neighbour);
             }
         });
-        core::array::from_fn(|rule| {
-            let within = |neighbour: &&Neighbour| {
-                let radius = lane.radii[rule];
-                neighbour.position.distance_squared(lane.position) <= radius * radius
-            };
+        let of_rule = |rule: usize, term: fn(&Neighbour, Vec2) -> Vec2| {
+            let radius = lane.radii[rule];
             VectorSum::of(
                 neighbours
                     .iter()
-                    .filter(within)
-                    .map(|neighbour| match rule {
-                        0 => neighbour.position - lane.position,
-                        1 => neighbour.velocity,
-                        _ => neighbour.position,
-                    }),
+                    .filter(|neighbour| {
+                        neighbour.position.distance_squared(lane.position) <= radius * radius
+                    })
+                    .map(|neighbour| term(neighbour, lane.position)),
             )
-        })
+        };
+        (
+            of_rule(0, |neighbour, position| neighbour.position - position).sum,
+            of_rule(1, |neighbour, _| neighbour.velocity).sum,
+            of_rule(2, |neighbour, _| neighbour.position),
+        )
     }
 
     proptest! {
@@ -676,9 +672,12 @@ mod tests {
                 .reduce(CellBox::union);
             let Some(cells) = cells else { return Ok(()) };
             let sums = flock_sums(&index, cells, &group);
+            let bits = |(offsets, velocities, positions): (Vec2, Vec2, VectorSum)| {
+                [offsets, velocities, positions.sum].map(|sum| sum.to_array().map(f32::to_bits))
+                    .into_iter().flatten().chain([positions.count]).collect::<Vec<_>>()
+            };
             for (lane, agent) in group.iter().enumerate() {
-                prop_assert_eq!(sums.lane(lane).map(|sum| (sum.sum.to_array().map(f32::to_bits), sum.count)),
-                    walked_sums(&index, agent).map(|sum| (sum.sum.to_array().map(f32::to_bits), sum.count)));
+                prop_assert_eq!(bits(sums.lane(lane)), bits(walked_sums(&index, agent)));
             }
         }
     }
@@ -706,8 +705,8 @@ mod tests {
                 positions: Vec2x4::ZERO,
                 radii_squared: [Vec4::ZERO; 3],
                 sums: core::array::from_fn(|rule| Vec2x4::from_fn(|k| sums[k][rule].sum)),
-                counts: [Vec4::ZERO; 3],
-                whole_counts: core::array::from_fn(|rule| core::array::from_fn(|k| sums[k][rule].count)),
+                count: Vec4::ZERO,
+                whole_count: core::array::from_fn(|k| sums[k][2].count),
                 uncounted: 0,
             };
             let forces = flock_forces(&group, &lanes);
@@ -717,8 +716,8 @@ mod tests {
                 let alignment = Alignment { strength: lane.strengths[1], ..Alignment::default() };
                 let cohesion = Cohesion { radius: lane.radii[2], strength: lane.strengths[2], ..Cohesion::default() };
                 let scalar = [
-                    separation.force_from_offsets(sums[k][0]) * lane.weights[0],
-                    alignment.force_from_velocities(&agent, sums[k][1]) * lane.weights[1],
+                    separation.force_from_offsets(sums[k][0].sum) * lane.weights[0],
+                    alignment.force_from_velocities(&agent, sums[k][1].sum) * lane.weights[1],
                     cohesion.force_from_positions(&agent, sums[k][2]) * lane.weights[2],
                 ];
                 let bits = |forces: [Vec2; 3]| forces.map(|force| force.to_array().map(f32::to_bits));

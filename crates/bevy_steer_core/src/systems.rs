@@ -701,40 +701,29 @@ impl FlockOutcome {
     };
 }
 
-/// A job's agents as the lanes take them, in the job's order.
+/// A table job's agents as the lanes take them.
 #[derive(Default)]
 struct JobLanes {
-    /// Each agent's slot in the index, or [`NO_SLOT`] for one the lanes leave to the scalar walk.
+    /// Each agent's slot in the index, in the job's order, or [`NO_SLOT`] for one the lanes leave
+    /// to the scalar walk.
     slots: Vec<u32>,
-    /// The others, in order.
-    lanes: Vec<FlockLane>,
+    /// The others, one list for each slot task (of the slots it steps), each in the job's order:
+    /// the task then reads its lists whole, rather than each agent from wherever it is.
+    by_task: Vec<Vec<FlockLane>>,
 }
 
 /// In [`JobLanes::slots`], an agent not on the lanes.
 const NO_SLOT: u32 = u32::MAX;
 
-/// Where the agent at a slot of the index is in the jobs' [`JobLanes::lanes`].
-#[derive(Clone, Copy)]
-struct LaneAt {
-    job: u32,
-    lane: u32,
-}
-
-impl LaneAt {
-    /// No agent on the lanes at the slot.
-    const NONE: Self = Self {
-        job: u32::MAX,
-        lane: 0,
-    };
-}
-
 /// Where [`apply_flocking`] keeps its lanes' work between its passes, and from step to step, so
 /// that a step allocates nothing once it has grown.
 #[derive(Default)]
 pub struct FlockScratch {
-    /// Where the agents on the lanes are, at their slots in the index.
-    lanes_by_slot: Vec<LaneAt>,
-    /// What the lanes made of them, at the same slots.
+    /// One for each table job.
+    jobs: Vec<JobLanes>,
+    /// One for each slot task: its agents in the index's order.
+    in_slot_order: Vec<Vec<FlockLane>>,
+    /// What the lanes made of the agents, at their slots.
     outcomes_by_slot: Vec<FlockOutcome>,
 }
 
@@ -747,9 +736,7 @@ fn step_flock_slots<M>(
     lanes: &[FlockLane],
     outcomes: &mut [FlockOutcome],
 ) {
-    let mut group: Vec<FlockLane> = Vec::with_capacity(LANES);
-    let mut group_cells: Option<(CellBox, usize)> = None;
-    let flush = |group: &mut Vec<FlockLane>, cells, outcomes: &mut [FlockOutcome]| {
+    let flush = |group: &[FlockLane], cells, outcomes: &mut [FlockOutcome]| {
         let forces = lanes::flock_forces(group, &lanes::flock_sums(index, cells, group));
         for (k, lane) in group.iter().enumerate() {
             outcomes[lane.slot as usize - first_slot] = match forces.lane(k) {
@@ -763,29 +750,34 @@ fn step_flock_slots<M>(
                 None => FlockOutcome::WALKER,
             };
         }
-        group.clear();
     };
-    for &lane in lanes {
+    // The group is `lanes[start..next]`, within `cells`, the widest agent's `widest` cells.
+    let mut start = 0;
+    let mut group: Option<(CellBox, usize)> = None;
+    for (next, lane) in lanes.iter().enumerate() {
         let Some(cells) = index.cell_box(lane.position, lane.reach()) else {
             // No cell in reach: the walk finds no neighbour either.
             outcomes[lane.slot as usize - first_slot] = FlockOutcome::WALKER;
+            if let Some((cells, _)) = group.take() {
+                flush(&lanes[start..next], cells, outcomes);
+            }
+            start = next + 1;
             continue;
         };
-        if let Some((joint, widest)) = group_cells {
+        if let Some((joint, widest)) = group {
             let union = joint.union(cells);
             let widest = widest.max(cells.area());
-            if group.len() < LANES && union.area() * 3 <= widest * 4 {
-                group.push(lane);
-                group_cells = Some((union, widest));
+            if next - start < LANES && union.area() * 3 <= widest * 4 {
+                group = Some((union, widest));
                 continue;
             }
-            flush(&mut group, joint, outcomes);
+            flush(&lanes[start..next], joint, outcomes);
         }
-        group.push(lane);
-        group_cells = Some((cells, cells.area()));
+        start = next;
+        group = Some((cells, cells.area()));
     }
-    if let Some((cells, _)) = group_cells {
-        flush(&mut group, cells, outcomes);
+    if let Some((cells, _)) = group {
+        flush(&lanes[start..], cells, outcomes);
     }
 }
 
@@ -855,11 +847,22 @@ pub fn apply_flocking<M: Component>(
             ));
         }
     }
-    // The agents that go on the lanes, and their slots, row by row.
-    let job_lanes = map_jobs(
-        jobs.iter().collect(),
-        |(rows, entities, rules, columns, _)| {
-            let mut job_lanes = JobLanes::default();
+    let FlockScratch {
+        jobs: job_lanes,
+        in_slot_order,
+        outcomes_by_slot,
+    } = &mut *scratch;
+    // The agents that go on the lanes, and their slots, row by row, sorted by the slot task that
+    // will step them.
+    let slots_per_task = agents_per_task(index.len(), MIN_QUERYING_AGENTS_PER_TASK);
+    let slot_tasks = index.len().div_ceil(slots_per_task);
+    job_lanes.resize_with(jobs.len(), JobLanes::default);
+    map_jobs(
+        jobs.iter().zip(job_lanes.iter_mut()).collect(),
+        |((rows, entities, rules, columns, _), job_lanes)| {
+            job_lanes.slots.clear();
+            job_lanes.by_task.resize_with(slot_tasks, Vec::new);
+            job_lanes.by_task.iter_mut().for_each(Vec::clear);
             for row in 0..rows.len {
                 let lane =
                     flock_lane(&columns.boid(row), rules_at(rules, row)).and_then(|mut lane| {
@@ -867,45 +870,36 @@ pub fn apply_flocking<M: Component>(
                         Some(lane)
                     });
                 job_lanes.slots.push(lane.map_or(NO_SLOT, |lane| lane.slot));
-                job_lanes.lanes.extend(lane);
+                if let Some(lane) = lane {
+                    job_lanes.by_task[lane.slot as usize / slots_per_task].push(lane);
+                }
             }
-            job_lanes
         },
     );
-    let FlockScratch {
-        lanes_by_slot,
-        outcomes_by_slot,
-    } = &mut *scratch;
-    lanes_by_slot.clear();
-    lanes_by_slot.resize(index.len(), LaneAt::NONE);
-    for (job, job_lanes) in job_lanes.iter().enumerate() {
-        let slots = job_lanes.slots.iter().filter(|&&slot| slot != NO_SLOT);
-        for (lane, &slot) in slots.enumerate() {
-            lanes_by_slot[slot as usize] = LaneAt {
-                job: job as u32,
-                lane: lane as u32,
-            };
-        }
-    }
+    let job_lanes = &*job_lanes;
     outcomes_by_slot.resize(index.len(), FlockOutcome::WALKER);
-    let per_task = agents_per_task(index.len(), MIN_QUERYING_AGENTS_PER_TASK);
+    in_slot_order.resize_with(slot_tasks, Vec::new);
     map_jobs(
-        (0..)
-            .step_by(per_task)
-            .zip(
-                lanes_by_slot
-                    .chunks(per_task)
-                    .zip(outcomes_by_slot.chunks_mut(per_task)),
-            )
+        in_slot_order
+            .iter_mut()
+            .zip(outcomes_by_slot.chunks_mut(slots_per_task))
+            .enumerate()
             .collect(),
-        |(first_slot, (lanes_at, outcomes))| {
-            // Gathered in a loop of their own, whose loads overlap.
-            let lanes: Vec<FlockLane> = lanes_at
-                .iter()
-                .filter(|at| at.job != LaneAt::NONE.job)
-                .map(|at| job_lanes[at.job as usize].lanes[at.lane as usize])
-                .collect();
-            step_flock_slots(index, first_slot, &lanes, outcomes);
+        |(task, (in_slot_order, outcomes))| {
+            // Each list read whole, each agent put at its slot (within the task's, a few hundred
+            // kilobytes), then the slots without one dropped.
+            let first_slot = task * slots_per_task;
+            let absent = FlockLane {
+                slot: NO_SLOT,
+                ..FlockLane::default()
+            };
+            in_slot_order.clear();
+            in_slot_order.resize(outcomes.len(), absent);
+            for lane in job_lanes.iter().flat_map(|job| &job.by_task[task]) {
+                in_slot_order[lane.slot as usize - first_slot] = *lane;
+            }
+            in_slot_order.retain(|lane| lane.slot != NO_SLOT);
+            step_flock_slots(index, first_slot, in_slot_order, outcomes);
         },
     );
     let outcomes_by_slot = &*outcomes_by_slot;
@@ -915,7 +909,7 @@ pub fn apply_flocking<M: Component>(
         BehaviourKind::of_neighbour::<Cohesion>(),
     ];
     let findings = run_jobs(
-        jobs.into_iter().zip(&job_lanes).collect(),
+        jobs.into_iter().zip(job_lanes).collect(),
         |((rows, entities, rules, columns, steering), job_lanes), found| {
             let mut scratch = NeighbourScratch::default();
             // Gathered in a loop of their own, whose loads overlap.

@@ -59,14 +59,10 @@ impl Alignment {
 
     /// The unweighted force from the sum of the neighbours' velocities: what the flocking system's
     /// lanes add up.
-    pub(crate) fn force_from_velocities(
-        &self,
-        agent: &Boid,
-        velocities: forces::VectorSum,
-    ) -> Vector {
+    pub(crate) fn force_from_velocities(&self, agent: &Boid, sum_of_velocities: Vector) -> Vector {
         forces::steer_to_heading(
             agent,
-            forces::alignment_from_velocities(velocities),
+            forces::alignment_from_velocities(sum_of_velocities),
             self.strength,
         )
     }
@@ -83,7 +79,7 @@ impl NeighbourBehaviour for Alignment {
     fn force(&self, agent: &Boid, neighbours: &[Neighbour]) -> Vector {
         self.force_from_velocities(
             agent,
-            forces::VectorSum::of(neighbours.iter().map(|neighbour| neighbour.velocity)),
+            forces::VectorSum::of(neighbours.iter().map(|neighbour| neighbour.velocity)).sum,
         )
     }
 }

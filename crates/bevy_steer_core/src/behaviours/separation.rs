@@ -81,8 +81,8 @@ impl Separation {
 
     /// The unweighted [`SeparationMethod::Mean`] force from the sum of the neighbours' offsets
     /// (`neighbour - agent`): what the flocking system's lanes add up.
-    pub(crate) fn force_from_offsets(&self, offsets: forces::VectorSum) -> Vector {
-        forces::separation_from_offsets(offsets) * self.strength
+    pub(crate) fn force_from_offsets(&self, sum_of_offsets: Vector) -> Vector {
+        forces::separation_from_offsets(sum_of_offsets) * self.strength
     }
 }
 
@@ -97,9 +97,9 @@ impl NeighbourBehaviour for Separation {
     fn force(&self, agent: &Boid, neighbours: &[Neighbour]) -> Vector {
         let positions = neighbours.iter().map(|neighbour| neighbour.position);
         match self.method {
-            SeparationMethod::Mean => self.force_from_offsets(forces::VectorSum::of(
-                positions.map(|position| position - agent.position),
-            )),
+            SeparationMethod::Mean => self.force_from_offsets(
+                forces::VectorSum::of(positions.map(|position| position - agent.position)).sum,
+            ),
             SeparationMethod::ByDistance => {
                 forces::separation_by_distance(agent.position, self.radius, positions)
                     * self.strength
