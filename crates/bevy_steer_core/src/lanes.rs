@@ -1,12 +1,14 @@
 //! The wander force, the integration step, the turn of [`FaceVelocity`] and the flocking rules'
-//! neighbour sums for four agents at once, on SIMD lanes.
+//! neighbour sums and forces for four agents at once, on SIMD lanes.
 //!
 //! One agent's update is a chain of dependent square roots, divisions and polynomial terms; four
-//! agents on the lanes of one `Vec4` run four chains for the price of one. This is the fast path
-//! for the common case only: [`wander_circle`] and [`integrate`] answer `None` when any lane needs
-//! one of the scalar path's special cases (a squared length that under- or overflows, an invalid
-//! mass or limit, a value that is not finite, an angle too large for the polynomial sine), and the
-//! caller then steps those agents with the scalar functions of [`forces`].
+//! agents on the lanes of one `Vec4` run four chains for the price of one, and four boids of
+//! neighbouring cells share one pass over their cells. This is the fast path for the common case
+//! only: [`wander_circle`] and [`integrate`] answer `None` when any lane needs one of the scalar
+//! path's special cases (a squared length that under- or overflows, an invalid mass or limit, a
+//! value that is not finite, an angle too large for the polynomial sine), and [`flock_forces`]
+//! marks the lanes that do; the caller then steps those agents with the scalar functions of
+//! [`forces`].
 //!
 //! Every lane does the operations of the scalar path, in the same order, each correctly rounded
 //! and without fused multiply-adds, so a lane's result has the same bits as the scalar path's: an
@@ -147,11 +149,11 @@ fn truncate(vector: Vec2x4, max: Vec4) -> (Vec2x4, BVec4A) {
     (Vec2x4::select(length.cmple(max), vector, shortened), common)
 }
 
-/// One flocking agent as [`flock_sums`] and [`flock_forces`] see it: one cache line, read once
-/// per step out of order.
+/// One flocking agent as [`flock_sums`] and [`flock_forces`] see it: what the flocking system
+/// copies out of the agent's components, one cache line.
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(align(64))]
-pub(crate) struct FlockLane {
+pub(crate) struct FlockAgent {
     pub(crate) position: Vec2,
     pub(crate) velocity: Vec2,
     pub(crate) max_speed: f32,
@@ -166,7 +168,7 @@ pub(crate) struct FlockLane {
     pub(crate) slot: u32,
 }
 
-impl FlockLane {
+impl FlockAgent {
     /// How far the agent's walk of the index reaches: the widest of its rules' radii.
     pub(crate) fn reach(&self) -> f32 {
         self.radii[0].max(self.radii[1]).max(self.radii[2])
@@ -182,7 +184,8 @@ impl FlockLane {
 /// velocities (alignment) and positions (cohesion), each over its rule's neighbours, and the count
 /// of cohesion's (the only rule that takes a mean rather than a direction).
 pub(crate) struct FlockSums {
-    positions: Vec2x4,
+    /// The agents' own positions.
+    agents: Vec2x4,
     radii_squared: [Vec4; 3],
     /// Separation's, alignment's and cohesion's, in that order.
     sums: [Vec2x4; 3],
@@ -215,7 +218,7 @@ impl FlockSums {
             for (&position, entry) in positions.iter().zip(entries) {
                 let candidate = Vec2x4::splat(position);
                 // `neighbour - agent`, and its squared length as `distance_squared` computes it.
-                let offset = candidate.minus(self.positions);
+                let offset = candidate.minus(self.agents);
                 let distance_squared = offset.length_squared();
                 let [separation, alignment, cohesion] = self
                     .radii_squared
@@ -256,7 +259,7 @@ impl FlockSums {
     }
 }
 
-/// The three flocking rules' sums ([`VectorSum`]) over the neighbours of up to four agents, given
+/// The three flocking rules' sums ([`forces::VectorSum`]) over the neighbours of up to four agents, given
 /// with their slots in `index`: the entries within each rule's radius, the agent itself left out,
 /// in the index's order, so that the sums have the bits of those the rules add up over the
 /// neighbours a walk of the index (`for_each_within`) finds. `cells` must hold the cell boxes of
@@ -267,12 +270,12 @@ impl FlockSums {
 pub(crate) fn flock_sums<M>(
     index: &SpatialIndex<M>,
     cells: CellBox,
-    agents: &[FlockLane],
+    agents: &[FlockAgent],
 ) -> FlockSums {
     let lane = |lane: usize| agents.get(lane);
     let mut sums = FlockSums {
         // An unused lane's NaN position finds no neighbour.
-        positions: Vec2x4::from_fn(|k| lane(k).map_or(Vec2::NAN, |agent| agent.position)),
+        agents: Vec2x4::from_fn(|k| lane(k).map_or(Vec2::NAN, |agent| agent.position)),
         radii_squared: core::array::from_fn(|rule| {
             Vec4::from_array(core::array::from_fn(|k| {
                 // NaN, for a rule off or an unused lane, counts no neighbour.
@@ -328,23 +331,26 @@ fn direction_or_zero(vector: Vec2x4) -> (Vec2x4, BVec4A) {
     )
 }
 
-/// `value` of each of up to four agents, one per lane; unused lanes take the last agent's.
+/// The agent on `lane` of up to four `agents`; unused lanes take the last agent.
 #[inline]
-fn each(agents: &[FlockLane], value: impl Fn(&FlockLane) -> f32) -> Vec4 {
-    Vec4::from_array(core::array::from_fn(|k| {
-        value(&agents[k.min(agents.len() - 1)])
-    }))
+fn on_lane(agents: &[FlockAgent], lane: usize) -> &FlockAgent {
+    &agents[lane.min(agents.len() - 1)]
+}
+
+/// `value` of each of up to four agents, one per lane (see [`on_lane`]).
+#[inline]
+fn each(agents: &[FlockAgent], value: impl Fn(&FlockAgent) -> f32) -> Vec4 {
+    Vec4::from_array(core::array::from_fn(|lane| value(on_lane(agents, lane))))
 }
 
 /// The weighted forces of separation, alignment and cohesion (in that order) on up to four agents
 /// from their rules' neighbour sums, as [`flock_sums`] gives them: for each lane where no step
 /// needs one of the scalar path's special cases, the forces the rules' `force_from_*` functions
-/// give times the weights, to the bit; `None` on the other lanes.
-pub(crate) fn flock_forces(agents: &[FlockLane], sums: &FlockSums) -> FlockForces {
+/// give times the weights, to the bit; the other lanes are marked not valid.
+pub(crate) fn flock_forces(agents: &[FlockAgent], sums: &FlockSums) -> FlockForces {
     // Unused lanes take the last agent's values, and are not read.
-    let lane = |k: usize| &agents[k.min(agents.len() - 1)];
-    let position = Vec2x4::from_fn(|k| lane(k).position);
-    let velocity = Vec2x4::from_fn(|k| lane(k).velocity);
+    let position = Vec2x4::from_fn(|lane| on_lane(agents, lane).position);
+    let velocity = Vec2x4::from_fn(|lane| on_lane(agents, lane).velocity);
     let max_speed = each(agents, |agent| agent.max_speed);
     let strength: [Vec4; 3] =
         core::array::from_fn(|rule| each(agents, |agent| agent.strengths[rule]));
@@ -384,12 +390,12 @@ pub(crate) fn flock_forces(agents: &[FlockLane], sums: &FlockSums) -> FlockForce
     let common = away_common
         & heading_common
         & (steer_common | no_heading)
-        & ((toward_common & seek_common & (is_normal(squared) | offset.is_zero())) | !found);
+        & ((toward_common & seek_common) | !found);
     FlockForces {
         forces: [separation, alignment, cohesion]
             .map(|force| [force.x.to_array(), force.y.to_array()]),
         // Unused lanes are not valid.
-        common: common.bitmask() & ((1 << agents.len()) - 1),
+        valid: common.bitmask() & ((1 << agents.len()) - 1),
     }
 }
 
@@ -398,15 +404,14 @@ pub(crate) struct FlockForces {
     /// Each rule's forces, x and y, lane by lane.
     forces: [[[f32; LANES]; 2]; 3],
     /// The lanes whose forces are valid, one bit each.
-    common: u32,
+    valid: u32,
 }
 
 impl FlockForces {
     /// The forces of separation, alignment and cohesion on `lane`, or `None` when they need one of
     /// the scalar path's special cases.
     pub(crate) fn lane(&self, lane: usize) -> Option<[Vec2; 3]> {
-        (self.common >> lane & 1 == 1)
-            .then(|| self.forces.map(|[x, y]| Vec2::new(x[lane], y[lane])))
+        (self.valid >> lane & 1 == 1).then(|| self.forces.map(|[x, y]| Vec2::new(x[lane], y[lane])))
     }
 }
 
@@ -428,15 +433,7 @@ pub(crate) fn wander_circle(
         let (sin, cos) = forces::in_quadrant(quadrants[lane], sin[lane], cos[lane]);
         Vec2::new(cos, sin)
     });
-    // `forces::direction_or_zero`.
-    let squared = velocity.length_squared();
-    let is_zero = velocity.is_zero();
-    let heading = Vec2x4::select(
-        is_zero,
-        Vec2x4::ZERO,
-        velocity.scaled(squared.sqrt().recip()),
-    );
-    let common = is_normal(squared) | is_zero;
+    let (heading, common) = direction_or_zero(velocity);
     common.all().then_some(
         heading
             .scaled(circle_distance)
@@ -594,8 +591,8 @@ mod tests {
     }
 
     /// A flocking agent with the scene's rules, at rest at the origin.
-    fn flock_lane() -> FlockLane {
-        FlockLane {
+    fn flock_lane() -> FlockAgent {
+        FlockAgent {
             position: Vec2::ZERO,
             velocity: Vec2::ZERO,
             max_speed: 100.0,
@@ -607,7 +604,7 @@ mod tests {
     }
 
     /// The sums a walk of `index` gives the agent `lane`: what the rules add up.
-    fn walked_sums(index: &SpatialIndex<()>, lane: &FlockLane) -> (Vec2, Vec2, VectorSum) {
+    fn walked_sums(index: &SpatialIndex<()>, lane: &FlockAgent) -> (Vec2, Vec2, VectorSum) {
         let me = index.entries()[lane.slot as usize].entity;
         let mut neighbours = Vec::new();
         index.for_each_within(lane.position, lane.reach(), |neighbour| {
@@ -648,7 +645,7 @@ mod tests {
             }));
             // Distinct slots, each agent at its entry's position or moved off it (as a system
             // before the flocking one may move it), some rules off.
-            let mut group: Vec<FlockLane> = Vec::new();
+            let mut group: Vec<FlockAgent> = Vec::new();
             for (slot, radii, variant) in agents {
                 let slot = (slot % index.len()) as u32;
                 if group.iter().any(|taken| taken.slot == slot) {
@@ -664,7 +661,7 @@ mod tests {
                         radii[rule]
                     }
                 });
-                group.push(FlockLane { position, radii, slot, ..flock_lane() });
+                group.push(FlockAgent { position, radii, slot, ..flock_lane() });
             }
             let cells = group
                 .iter()
@@ -691,18 +688,18 @@ mod tests {
             used in 1usize..=4,
         ) {
             use crate::behaviours::{Alignment, Cohesion, Separation};
-            let group: Vec<FlockLane> = agents[..used]
+            let group: Vec<FlockAgent> = agents[..used]
                 .iter()
                 .map(|&(position, velocity, max_speed, strengths, cohesion_radius)| {
                     let strengths = [strengths[0], strengths[1].abs(), strengths[2].abs()];
                     let weights = [0.5, 1.0, 2.0];
                     let radii = [25.0, 45.0, cohesion_radius];
-                    FlockLane { position, velocity, max_speed, radii, strengths, weights, ..flock_lane() }
+                    FlockAgent { position, velocity, max_speed, radii, strengths, weights, ..flock_lane() }
                 })
                 .collect();
             let sums = sums.map(|sums| sums.map(|(sum, count)| VectorSum { sum, count }));
             let lanes = FlockSums {
-                positions: Vec2x4::ZERO,
+                agents: Vec2x4::ZERO,
                 radii_squared: [Vec4::ZERO; 3],
                 sums: core::array::from_fn(|rule| Vec2x4::from_fn(|k| sums[k][rule].sum)),
                 count: Vec4::ZERO,

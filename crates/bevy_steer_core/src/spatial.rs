@@ -81,9 +81,12 @@ pub struct SpatialIndex<M> {
     next_slot: Vec<u32>,
     /// Each entity's slot, at its [`Entity::index_u32`], with the entity and the rebuild that
     /// wrote it, to tell a current slot from one left by an entity that was not indexed this time:
-    /// what lets a system step agents in the index's (cell) order.
+    /// what lets the flocking system step agents in the index's (cell) order. Kept only when that
+    /// system asks ([`keep_slots`](Self::keep_slots)): the table is as long as the largest entity
+    /// index seen.
     slots_by_entity: Vec<EntitySlot>,
-    /// The rebuilds so far, wrapping.
+    keeps_slots: bool,
+    /// The rebuilds so far, wrapping (the table of slots is cleared when they do).
     rebuilds: u32,
     marker: PhantomData<fn() -> M>,
 }
@@ -92,8 +95,13 @@ pub struct SpatialIndex<M> {
 #[derive(Clone, Copy)]
 struct EntitySlot {
     entity: Entity,
+    /// [`EntitySlot::TWICE`] for an entity indexed twice by that rebuild.
     slot: u32,
     rebuild: u32,
+}
+
+impl EntitySlot {
+    const TWICE: u32 = u32::MAX;
 }
 
 /// The grid cells a query visits: the columns and rows of a bounding box, each range inclusive.
@@ -126,8 +134,8 @@ impl<M> SpatialIndex<M> {
     /// The bytes the index keeps per entity once it has grown (beside two `u32` per grid cell):
     /// the entry twice (in the order it came, and sorted by cell), its position once more (the
     /// column queries scan) and its cell number.
-    /// (The table of slots by entity, 16 bytes an entity index, is sized by the largest
-    /// [`Entity::index_u32`] indexed, not counted here.)
+    /// (The table of slots by entity that the flocking system asks for, 16 bytes an entity
+    /// index, is sized by the largest [`Entity::index_u32`] indexed, not counted here.)
     pub const BYTES_PER_ENTITY: usize =
         2 * size_of::<Neighbour>() + size_of::<Vector>() + size_of::<u32>();
 
@@ -152,6 +160,7 @@ impl<M> SpatialIndex<M> {
             cells: Vec::new(),
             next_slot: Vec::new(),
             slots_by_entity: Vec::new(),
+            keeps_slots: false,
             rebuilds: 0,
             marker: PhantomData,
         }
@@ -182,6 +191,10 @@ impl<M> SpatialIndex<M> {
     pub fn rebuild_moving(&mut self, items: impl IntoIterator<Item = Neighbour>) {
         self.unsorted.clear();
         self.rebuilds = self.rebuilds.wrapping_add(1);
+        if self.rebuilds == 0 {
+            // Slots written 2^32 rebuilds ago would look current.
+            self.slots_by_entity.clear();
+        }
         // The bounding box in the same pass.
         let (mut min, mut max) = (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN));
         let mut entity_indices = 0;
@@ -249,7 +262,7 @@ impl<M> SpatialIndex<M> {
                 velocity: Vector::ZERO,
             },
         );
-        if self.slots_by_entity.len() < entity_indices {
+        if self.keeps_slots && self.slots_by_entity.len() < entity_indices {
             let unused = EntitySlot {
                 entity: Entity::PLACEHOLDER,
                 slot: 0,
@@ -261,20 +274,32 @@ impl<M> SpatialIndex<M> {
             let next = &mut self.next_slot[cell as usize];
             self.positions[*next as usize] = entry.position;
             self.entries[*next as usize] = *entry;
-            self.slots_by_entity[entry.entity.index_u32() as usize] = EntitySlot {
-                entity: entry.entity,
-                slot: *next,
-                rebuild: self.rebuilds,
-            };
+            if self.keeps_slots {
+                let found = &mut self.slots_by_entity[entry.entity.index_u32() as usize];
+                let twice = found.entity == entry.entity && found.rebuild == self.rebuilds;
+                *found = EntitySlot {
+                    entity: entry.entity,
+                    slot: if twice { EntitySlot::TWICE } else { *next },
+                    rebuild: self.rebuilds,
+                };
+            }
             *next += 1;
         }
     }
 
-    /// Where `entity` is in [`entries`](Self::entries), when it is indexed (an entity indexed twice
-    /// gives its last entry).
+    /// Makes the rebuilds keep each entity's slot, for [`slot_of`](Self::slot_of).
+    pub(crate) fn keep_slots(&mut self) {
+        self.keeps_slots = true;
+    }
+
+    /// Where `entity` is in [`entries`](Self::entries): `None` when it is not indexed, was indexed
+    /// twice, or the index does not [`keep_slots`](Self::keep_slots).
     pub(crate) fn slot_of(&self, entity: Entity) -> Option<usize> {
         let found = self.slots_by_entity.get(entity.index_u32() as usize)?;
-        (found.entity == entity && found.rebuild == self.rebuilds).then_some(found.slot as usize)
+        (found.entity == entity
+            && found.rebuild == self.rebuilds
+            && found.slot != EntitySlot::TWICE)
+            .then_some(found.slot as usize)
     }
 
     /// The indexed entities, cell by cell.
@@ -542,6 +567,29 @@ mod tests {
             .collect();
         found.sort();
         found
+    }
+
+    #[test]
+    fn slots_are_kept_only_when_asked_and_only_for_entities_indexed_once() {
+        let at = |index: u32| Neighbour {
+            entity: entity(index),
+            position: Vec2::new(index as f32 * 10.0, 0.0),
+            velocity: Vec2::ZERO,
+        };
+        let mut index = SpatialIndex::<Marker>::new(15.0);
+        index.rebuild_moving([at(0), at(3)]);
+        assert_eq!(index.slot_of(entity(0)), None, "not asked to keep slots");
+        index.keep_slots();
+        index.rebuild_moving([at(7), at(0), at(3), at(3)]);
+        for found in [0, 7] {
+            let slot = index.slot_of(entity(found)).expect("indexed once");
+            assert_eq!(index.entries()[slot].entity, entity(found));
+        }
+        assert_eq!(index.slot_of(entity(3)), None, "indexed twice");
+        assert_eq!(index.slot_of(entity(5)), None, "never indexed");
+        index.rebuild_moving([at(0)]);
+        assert_eq!(index.slot_of(entity(7)), None, "not indexed this time");
+        assert_eq!(index.slot_of(entity(0)), Some(0));
     }
 
     #[test]

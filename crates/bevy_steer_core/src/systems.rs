@@ -23,7 +23,7 @@ use crate::components::{
 };
 use crate::events::{Arrived, TargetLost, announce};
 use crate::forces::{self, Boid};
-use crate::lanes::{self, FlockLane, LANES, Vec2x4, lanes_of};
+use crate::lanes::{self, FlockAgent, LANES, Vec2x4, lanes_of};
 use crate::problems::{BehaviourKind, Finding, Problem, ReportedProblems, mark_changed, record};
 use crate::rng::SteeringRng;
 use crate::spatial::{CellBox, Neighbour, Neighbours, SpatialIndex};
@@ -635,10 +635,10 @@ fn rules_at<'a>(
 /// has a valid radius, sees all round and has a finite strength and weight; alignment's and
 /// cohesion's strengths are not negative; separation takes the mean. `None` sends the agent down
 /// the scalar walk, which handles everything.
-fn flock_lane(agent: &Boid, (separation, alignment, cohesion): FlockRules) -> Option<FlockLane> {
-    /// Puts `rule` (the `index`th) on `lane`, or answers `false` when the lanes cannot take it.
+fn flock_agent(agent: &Boid, (separation, alignment, cohesion): FlockRules) -> Option<FlockAgent> {
+    /// Puts `rule` (the `index`th) on `record`, or answers `false` when the lanes cannot take it.
     fn take<B: NeighbourBehaviour>(
-        lane: &mut FlockLane,
+        record: &mut FlockAgent,
         index: usize,
         rule: Option<&B>,
         strength: impl Fn(&B) -> f32,
@@ -648,18 +648,17 @@ fn flock_lane(agent: &Boid, (separation, alignment, cohesion): FlockRules) -> Op
             return true;
         };
         let (radius, strength, weight) = (rule.radius(), strength(rule), rule.weight());
-        let valid = radius > 0.0
-            && radius.is_finite()
+        let valid = neighbourhood_radius(rule).is_ok()
             && rule.field_of_view() >= TAU
             && strength.is_finite()
             && weight.is_finite()
-            && (!truncates || strength >= 0.0);
-        lane.radii[index] = radius;
-        lane.strengths[index] = strength;
-        lane.weights[index] = weight;
+            && (!truncates || strength.is_sign_positive());
+        record.radii[index] = radius;
+        record.strengths[index] = strength;
+        record.weights[index] = weight;
         valid
     }
-    let mut lane = FlockLane {
+    let mut record = FlockAgent {
         position: agent.position,
         velocity: agent.velocity,
         max_speed: agent.max_speed,
@@ -672,11 +671,11 @@ fn flock_lane(agent: &Boid, (separation, alignment, cohesion): FlockRules) -> Op
     let valid = agent.position.is_finite()
         && agent.velocity.is_finite()
         && separation.is_none_or(|rule| rule.method == SeparationMethod::Mean)
-        && take(&mut lane, 0, separation, |rule| rule.strength, false)
-        && take(&mut lane, 1, alignment, |rule| rule.strength, true)
-        && take(&mut lane, 2, cohesion, |rule| rule.strength, true);
+        && take(&mut record, 0, separation, |rule| rule.strength, false)
+        && take(&mut record, 1, alignment, |rule| rule.strength, true)
+        && take(&mut record, 2, cohesion, |rule| rule.strength, true);
     // An agent with no rule on is left to the walk, which has nothing to do either.
-    (valid && lane.reach() > 0.0).then_some(lane)
+    (valid && record.reach() > 0.0).then_some(record)
 }
 
 /// What the lanes made of one agent: its rules' weighted forces (separation, alignment, cohesion),
@@ -703,47 +702,48 @@ impl FlockOutcome {
 
 /// A table job's agents as the lanes take them.
 #[derive(Default)]
-struct JobLanes {
+struct JobAgents {
     /// Each agent's slot in the index, in the job's order, or [`NO_SLOT`] for one the lanes leave
     /// to the scalar walk.
     slots: Vec<u32>,
-    /// The others, one list for each slot task (of the slots it steps), each in the job's order:
-    /// the task then reads its lists whole, rather than each agent from wherever it is.
-    by_task: Vec<Vec<FlockLane>>,
+    /// The agents on the lanes, one list for each slot task (of the slots it steps), each in the
+    /// job's order: the task then reads its lists whole, rather than each agent from wherever it
+    /// is.
+    by_task: Vec<Vec<FlockAgent>>,
 }
 
-/// In [`JobLanes::slots`], an agent not on the lanes.
+/// In [`JobAgents::slots`], an agent not on the lanes.
 const NO_SLOT: u32 = u32::MAX;
 
-/// Where [`apply_flocking`] keeps its lanes' work between its passes, and from step to step, so
-/// that a step allocates nothing once it has grown.
+/// Where [`apply_flocking`] keeps its lanes' work between its passes, and its largest buffers
+/// from step to step.
 #[derive(Default)]
 pub struct FlockScratch {
     /// One for each table job.
-    jobs: Vec<JobLanes>,
+    jobs: Vec<JobAgents>,
     /// One for each slot task: its agents in the index's order.
-    in_slot_order: Vec<Vec<FlockLane>>,
+    in_slot_order: Vec<Vec<FlockAgent>>,
     /// What the lanes made of the agents, at their slots.
     outcomes_by_slot: Vec<FlockOutcome>,
 }
 
 /// Fills `outcomes`, whose first is the index's slot `first_slot`, with what the lanes make of the
-/// agents `lanes`, given in the index's order: groups of up to [`LANES`] agents, cut where a
+/// `agents`, given in the index's order: groups of up to [`LANES`] agents, cut where a
 /// group's cells would grow by more than a third over its widest agent's.
 fn step_flock_slots<M>(
     index: &SpatialIndex<M>,
     first_slot: usize,
-    lanes: &[FlockLane],
+    agents: &[FlockAgent],
     outcomes: &mut [FlockOutcome],
 ) {
-    let flush = |group: &[FlockLane], cells, outcomes: &mut [FlockOutcome]| {
+    let flush = |group: &[FlockAgent], cells, outcomes: &mut [FlockOutcome]| {
         let forces = lanes::flock_forces(group, &lanes::flock_sums(index, cells, group));
-        for (k, lane) in group.iter().enumerate() {
-            outcomes[lane.slot as usize - first_slot] = match forces.lane(k) {
+        for (lane, agent) in group.iter().enumerate() {
+            outcomes[agent.slot as usize - first_slot] = match forces.lane(lane) {
                 Some(forces) => FlockOutcome {
                     forces,
                     rules: (0..3)
-                        .filter(|&rule| lane.has_rule(rule))
+                        .filter(|&rule| agent.has_rule(rule))
                         .map(|rule| 1 << rule)
                         .sum(),
                 },
@@ -751,15 +751,15 @@ fn step_flock_slots<M>(
             };
         }
     };
-    // The group is `lanes[start..next]`, within `cells`, the widest agent's `widest` cells.
+    // The group is `agents[start..next]`, within `cells`, the widest agent's `widest` cells.
     let mut start = 0;
     let mut group: Option<(CellBox, usize)> = None;
-    for (next, lane) in lanes.iter().enumerate() {
-        let Some(cells) = index.cell_box(lane.position, lane.reach()) else {
+    for (next, agent) in agents.iter().enumerate() {
+        let Some(cells) = index.cell_box(agent.position, agent.reach()) else {
             // No cell in reach: the walk finds no neighbour either.
-            outcomes[lane.slot as usize - first_slot] = FlockOutcome::WALKER;
+            outcomes[agent.slot as usize - first_slot] = FlockOutcome::WALKER;
             if let Some((cells, _)) = group.take() {
-                flush(&lanes[start..next], cells, outcomes);
+                flush(&agents[start..next], cells, outcomes);
             }
             start = next + 1;
             continue;
@@ -771,13 +771,13 @@ fn step_flock_slots<M>(
                 group = Some((union, widest));
                 continue;
             }
-            flush(&lanes[start..next], joint, outcomes);
+            flush(&agents[start..next], joint, outcomes);
         }
         start = next;
         group = Some((cells, cells.area()));
     }
     if let Some((cells, _)) = group {
-        flush(&lanes[start..], cells, outcomes);
+        flush(&agents[start..], cells, outcomes);
     }
 }
 
@@ -793,11 +793,14 @@ fn step_flock_slots<M>(
 /// made in the index's (cell) order rather than the tables' (scattered) one: their positions and
 /// rules are read in table order; their neighbours are added up and their forces worked out in
 /// the index's order, four agents of neighbouring cells at a time on SIMD lanes, one pass over
-/// the cells serving the four; the forces are settled in table order. An agent whose rules need
-/// what the lanes leave out (a field of view, the separation by distance, a bad radius or
-/// strength, a position or velocity that is not finite), or which is not in the index, walks the
-/// index on its own, over the widest of its rules' radii, each rule keeping its own neighbours
-/// from the walk. Both give the same bits.
+/// the cells serving the four; the forces are settled in table order. An agent the lanes leave
+/// out walks the index on its own, over the widest of its rules' radii, each rule keeping its own
+/// neighbours from the walk: one whose rules need a special case (a field of view, the separation
+/// by distance, a bad radius, a strength or weight that is not finite, a negative strength of
+/// alignment or cohesion), whose position or velocity is not finite, which is not in the index
+/// (or is in it twice), with no cell in reach, or whose forces need one of the scalar functions'
+/// special cases (a square that under- or overflows, a speed limit that is not finite). Both give
+/// the same bits.
 pub fn apply_flocking<M: Component>(
     index: Neighbours<M>,
     mut agents: FlockAgents<M>,
@@ -848,7 +851,7 @@ pub fn apply_flocking<M: Component>(
         }
     }
     let FlockScratch {
-        jobs: job_lanes,
+        jobs: job_agents,
         in_slot_order,
         outcomes_by_slot,
     } = &mut *scratch;
@@ -856,27 +859,29 @@ pub fn apply_flocking<M: Component>(
     // will step them.
     let slots_per_task = agents_per_task(index.len(), MIN_QUERYING_AGENTS_PER_TASK);
     let slot_tasks = index.len().div_ceil(slots_per_task);
-    job_lanes.resize_with(jobs.len(), JobLanes::default);
+    job_agents.resize_with(jobs.len(), JobAgents::default);
     map_jobs(
-        jobs.iter().zip(job_lanes.iter_mut()).collect(),
-        |((rows, entities, rules, columns, _), job_lanes)| {
-            job_lanes.slots.clear();
-            job_lanes.by_task.resize_with(slot_tasks, Vec::new);
-            job_lanes.by_task.iter_mut().for_each(Vec::clear);
+        jobs.iter().zip(job_agents.iter_mut()).collect(),
+        |((rows, entities, rules, columns, _), job_agents)| {
+            job_agents.slots.clear();
+            job_agents.by_task.resize_with(slot_tasks, Vec::new);
+            job_agents.by_task.iter_mut().for_each(Vec::clear);
             for row in 0..rows.len {
-                let lane =
-                    flock_lane(&columns.boid(row), rules_at(rules, row)).and_then(|mut lane| {
-                        lane.slot = index.slot_of(entities[row])? as u32;
-                        Some(lane)
+                let record =
+                    flock_agent(&columns.boid(row), rules_at(rules, row)).and_then(|mut record| {
+                        record.slot = index.slot_of(entities[row])? as u32;
+                        Some(record)
                     });
-                job_lanes.slots.push(lane.map_or(NO_SLOT, |lane| lane.slot));
-                if let Some(lane) = lane {
-                    job_lanes.by_task[lane.slot as usize / slots_per_task].push(lane);
+                job_agents
+                    .slots
+                    .push(record.map_or(NO_SLOT, |record| record.slot));
+                if let Some(record) = record {
+                    job_agents.by_task[record.slot as usize / slots_per_task].push(record);
                 }
             }
         },
     );
-    let job_lanes = &*job_lanes;
+    let job_agents = &*job_agents;
     outcomes_by_slot.resize(index.len(), FlockOutcome::WALKER);
     in_slot_order.resize_with(slot_tasks, Vec::new);
     map_jobs(
@@ -889,16 +894,16 @@ pub fn apply_flocking<M: Component>(
             // Each list read whole, each agent put at its slot (within the task's, a few hundred
             // kilobytes), then the slots without one dropped.
             let first_slot = task * slots_per_task;
-            let absent = FlockLane {
+            let absent = FlockAgent {
                 slot: NO_SLOT,
-                ..FlockLane::default()
+                ..FlockAgent::default()
             };
             in_slot_order.clear();
             in_slot_order.resize(outcomes.len(), absent);
-            for lane in job_lanes.iter().flat_map(|job| &job.by_task[task]) {
-                in_slot_order[lane.slot as usize - first_slot] = *lane;
+            for record in job_agents.iter().flat_map(|job| &job.by_task[task]) {
+                in_slot_order[record.slot as usize - first_slot] = *record;
             }
-            in_slot_order.retain(|lane| lane.slot != NO_SLOT);
+            in_slot_order.retain(|record| record.slot != NO_SLOT);
             step_flock_slots(index, first_slot, in_slot_order, outcomes);
         },
     );
@@ -909,11 +914,11 @@ pub fn apply_flocking<M: Component>(
         BehaviourKind::of_neighbour::<Cohesion>(),
     ];
     let findings = run_jobs(
-        jobs.into_iter().zip(job_lanes).collect(),
-        |((rows, entities, rules, columns, steering), job_lanes), found| {
-            let mut scratch = NeighbourScratch::default();
+        jobs.into_iter().zip(job_agents).collect(),
+        |((rows, entities, rules, columns, steering), job_agents), found| {
+            let mut walk = NeighbourScratch::default();
             // Gathered in a loop of their own, whose loads overlap.
-            let outcomes: Vec<_> = job_lanes
+            let outcomes: Vec<_> = job_agents
                 .slots
                 .iter()
                 .map(|&slot| {
@@ -941,12 +946,12 @@ pub fn apply_flocking<M: Component>(
                     .flatten()
                     .reduce(f32::max);
                     if let Some(reach) = reach {
-                        scratch.walk(index, &agent, entities[row], reach);
+                        walk.walk(index, &agent, entities[row], reach);
                     }
                     [
-                        separation.map(|rule| scratch.force(rule, &agent)),
-                        alignment.map(|rule| scratch.force(rule, &agent)),
-                        cohesion.map(|rule| scratch.force(rule, &agent)),
+                        separation.map(|rule| walk.force(rule, &agent)),
+                        alignment.map(|rule| walk.force(rule, &agent)),
+                        cohesion.map(|rule| walk.force(rule, &agent)),
                     ]
                 };
                 let agent_row = columns.agent(rows, row);
