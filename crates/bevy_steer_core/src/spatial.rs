@@ -197,12 +197,10 @@ impl<M> SpatialIndex<M> {
         }
         // The bounding box in the same pass.
         let (mut min, mut max) = (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN));
-        let mut entity_indices = 0;
         for mut entry in items {
             if entry.position.is_finite() {
                 min = min.min(entry.position);
                 max = max.max(entry.position);
-                entity_indices = entity_indices.max(entry.entity.index_u32() as usize + 1);
                 if !entry.velocity.is_finite() {
                     entry.velocity = Vector::ZERO;
                 }
@@ -262,20 +260,21 @@ impl<M> SpatialIndex<M> {
                 velocity: Vector::ZERO,
             },
         );
-        if self.keeps_slots && self.slots_by_entity.len() < entity_indices {
-            let unused = EntitySlot {
-                entity: Entity::PLACEHOLDER,
-                slot: 0,
-                rebuild: self.rebuilds.wrapping_sub(1),
-            };
-            self.slots_by_entity.resize(entity_indices, unused);
-        }
         for (entry, &cell) in self.unsorted.iter().zip(&self.cells) {
             let next = &mut self.next_slot[cell as usize];
             self.positions[*next as usize] = entry.position;
             self.entries[*next as usize] = *entry;
             if self.keeps_slots {
-                let found = &mut self.slots_by_entity[entry.entity.index_u32() as usize];
+                let at = entry.entity.index_u32() as usize;
+                if at >= self.slots_by_entity.len() {
+                    let unused = EntitySlot {
+                        entity: Entity::PLACEHOLDER,
+                        slot: 0,
+                        rebuild: self.rebuilds.wrapping_sub(1),
+                    };
+                    self.slots_by_entity.resize(at + 1, unused);
+                }
+                let found = &mut self.slots_by_entity[at];
                 let twice = found.entity == entry.entity && found.rebuild == self.rebuilds;
                 *found = EntitySlot {
                     entity: entry.entity,
