@@ -266,7 +266,10 @@ pub fn mean(points: impl IntoIterator<Item = Vec2>) -> Option<Vec2> {
 #[inline]
 pub fn separation(position: Vec2, neighbours: impl IntoIterator<Item = Vec2>) -> Vec2 {
     separation_from_offsets(
-        VectorSum::of(neighbours.into_iter().map(|neighbour| neighbour - position)).sum,
+        neighbours
+            .into_iter()
+            .map(|neighbour| neighbour - position)
+            .sum(),
     )
 }
 
@@ -307,7 +310,7 @@ pub fn separation_by_distance(
 /// their velocities cancel out.
 #[inline]
 pub fn alignment(neighbour_velocities: impl IntoIterator<Item = Vec2>) -> Vec2 {
-    alignment_from_velocities(VectorSum::of(neighbour_velocities).sum)
+    alignment_from_velocities(neighbour_velocities.into_iter().sum())
 }
 
 /// [`alignment`] from the sum of the neighbours' velocities.

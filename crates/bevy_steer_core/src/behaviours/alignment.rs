@@ -79,7 +79,7 @@ impl NeighbourBehaviour for Alignment {
     fn force(&self, agent: &Boid, neighbours: &[Neighbour]) -> Vector {
         self.force_from_velocities(
             agent,
-            forces::VectorSum::of(neighbours.iter().map(|neighbour| neighbour.velocity)).sum,
+            neighbours.iter().map(|neighbour| neighbour.velocity).sum(),
         )
     }
 }

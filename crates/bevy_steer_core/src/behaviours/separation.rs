@@ -97,9 +97,9 @@ impl NeighbourBehaviour for Separation {
     fn force(&self, agent: &Boid, neighbours: &[Neighbour]) -> Vector {
         let positions = neighbours.iter().map(|neighbour| neighbour.position);
         match self.method {
-            SeparationMethod::Mean => self.force_from_offsets(
-                forces::VectorSum::of(positions.map(|position| position - agent.position)).sum,
-            ),
+            SeparationMethod::Mean => {
+                self.force_from_offsets(positions.map(|position| position - agent.position).sum())
+            }
             SeparationMethod::ByDistance => {
                 forces::separation_by_distance(agent.position, self.radius, positions)
                     * self.strength
