@@ -710,6 +710,8 @@ struct JobAgents {
     /// job's order: the task then reads its lists whole, rather than each agent from wherever it
     /// is.
     by_task: Vec<Vec<FlockAgent>>,
+    /// What the lanes made of each agent, in the job's order: gathered in the last pass.
+    outcomes: Vec<FlockOutcome>,
 }
 
 /// In [`JobAgents::slots`], an agent not on the lanes.
@@ -881,9 +883,9 @@ pub fn apply_flocking<M: Component>(
             }
         },
     );
-    let job_agents = &*job_agents;
     outcomes_by_slot.resize(index.len(), FlockOutcome::WALKER);
     in_slot_order.resize_with(slot_tasks, Vec::new);
+    let lists = &*job_agents;
     map_jobs(
         in_slot_order
             .iter_mut()
@@ -900,7 +902,7 @@ pub fn apply_flocking<M: Component>(
             };
             in_slot_order.clear();
             in_slot_order.resize(outcomes.len(), absent);
-            for record in job_agents.iter().flat_map(|job| &job.by_task[task]) {
+            for record in lists.iter().flat_map(|job| &job.by_task[task]) {
                 in_slot_order[record.slot as usize - first_slot] = *record;
             }
             in_slot_order.retain(|record| record.slot != NO_SLOT);
@@ -914,22 +916,22 @@ pub fn apply_flocking<M: Component>(
         BehaviourKind::of_neighbour::<Cohesion>(),
     ];
     let findings = run_jobs(
-        jobs.into_iter().zip(job_agents).collect(),
+        jobs.into_iter().zip(job_agents.iter_mut()).collect(),
         |((rows, entities, rules, columns, steering), job_agents), found| {
             let mut walk = NeighbourScratch::default();
             // Gathered in a loop of their own, whose loads overlap.
-            let outcomes: Vec<_> = job_agents
-                .slots
-                .iter()
-                .map(|&slot| {
-                    if slot == NO_SLOT {
-                        FlockOutcome::WALKER
-                    } else {
-                        outcomes_by_slot[slot as usize]
-                    }
-                })
-                .collect();
-            for (row, outcome) in outcomes.into_iter().enumerate() {
+            let JobAgents {
+                slots, outcomes, ..
+            } = job_agents;
+            outcomes.clear();
+            outcomes.extend(slots.iter().map(|&slot| {
+                if slot == NO_SLOT {
+                    FlockOutcome::WALKER
+                } else {
+                    outcomes_by_slot[slot as usize]
+                }
+            }));
+            for (row, &outcome) in outcomes.iter().enumerate() {
                 let forces = if outcome.rules & FlockOutcome::WALK == 0 {
                     core::array::from_fn(|rule| {
                         (outcome.rules >> rule & 1 == 1).then_some(Ok(outcome.forces[rule]))
