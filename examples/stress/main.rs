@@ -158,9 +158,10 @@ fn time_parts(app: &mut App) {
     );
 }
 
-/// The parts of a step that began at `started` and ended at `ended`, from the clock's marks.
-fn parts(clock: &PartClock, started: Instant, ended: Instant) -> [Duration; 3] {
-    match clock.0 {
+/// The parts of a step that began at `started` and ended at `ended`, from the clock's marks, which
+/// it clears (so that a step without them counts as zero, not as the last one's).
+fn parts(clock: &mut PartClock, started: Instant, ended: Instant) -> [Duration; 3] {
+    match core::mem::take(&mut clock.0) {
         [Some(indexed), Some(forced)] => [indexed - started, forced - indexed, ended - forced],
         _ => [Duration::ZERO; 3],
     }
@@ -214,11 +215,11 @@ fn main() -> ExitCode {
         scenes::step(&mut app);
         let step_ended = Instant::now();
         durations.push(step_ended - step_started);
-        let clock = app.world().resource::<PartClock>();
+        let mut clock = app.world_mut().resource_mut::<PartClock>();
         for (part, duration) in
             part_durations
                 .iter_mut()
-                .zip(parts(clock, step_started, step_ended))
+                .zip(parts(&mut clock, step_started, step_ended))
         {
             part.push(duration);
         }
