@@ -259,8 +259,8 @@ impl FlockSums {
     }
 }
 
-/// The three flocking rules' sums ([`forces::VectorSum`]) over the neighbours of up to four agents, given
-/// with their slots in `index`: the entries within each rule's radius, the agent itself left out,
+/// The three flocking rules' sums over the neighbours of up to four agents, given with their slots
+/// in `index`: the entries within each rule's radius, the agent itself left out,
 /// in the index's order, so that the sums have the bits of those the rules add up over the
 /// neighbours a walk of the index (`for_each_within`) finds. `cells` must hold the cell boxes of
 /// every agent's reach.
@@ -591,7 +591,7 @@ mod tests {
     }
 
     /// A flocking agent with the scene's rules, at rest at the origin.
-    fn flock_lane() -> FlockAgent {
+    fn flock_agent() -> FlockAgent {
         FlockAgent {
             position: Vec2::ZERO,
             velocity: Vec2::ZERO,
@@ -603,24 +603,24 @@ mod tests {
         }
     }
 
-    /// The sums a walk of `index` gives the agent `lane`: what the rules add up.
-    fn walked_sums(index: &SpatialIndex<()>, lane: &FlockAgent) -> (Vec2, Vec2, VectorSum) {
-        let me = index.entries()[lane.slot as usize].entity;
+    /// The sums a walk of `index` gives `agent`: what the rules add up.
+    fn walked_sums(index: &SpatialIndex<()>, agent: &FlockAgent) -> (Vec2, Vec2, VectorSum) {
+        let me = index.entries()[agent.slot as usize].entity;
         let mut neighbours = Vec::new();
-        index.for_each_within(lane.position, lane.reach(), |neighbour| {
+        index.for_each_within(agent.position, agent.reach(), |neighbour| {
             if neighbour.entity != me {
                 neighbours.push(neighbour);
             }
         });
         let of_rule = |rule: usize, term: fn(&Neighbour, Vec2) -> Vec2| {
-            let radius = lane.radii[rule];
+            let radius = agent.radii[rule];
             VectorSum::of(
                 neighbours
                     .iter()
                     .filter(|neighbour| {
-                        neighbour.position.distance_squared(lane.position) <= radius * radius
+                        neighbour.position.distance_squared(agent.position) <= radius * radius
                     })
-                    .map(|neighbour| term(neighbour, lane.position)),
+                    .map(|neighbour| term(neighbour, agent.position)),
             )
         };
         (
@@ -661,7 +661,7 @@ mod tests {
                         radii[rule]
                     }
                 });
-                group.push(FlockAgent { position, radii, slot, ..flock_lane() });
+                group.push(FlockAgent { position, radii, slot, ..flock_agent() });
             }
             let cells = group
                 .iter()
@@ -694,7 +694,7 @@ mod tests {
                     let strengths = [strengths[0], strengths[1].abs(), strengths[2].abs()];
                     let weights = [0.5, 1.0, 2.0];
                     let radii = [25.0, 45.0, cohesion_radius];
-                    FlockAgent { position, velocity, max_speed, radii, strengths, weights, ..flock_lane() }
+                    FlockAgent { position, velocity, max_speed, radii, strengths, weights, ..flock_agent() }
                 })
                 .collect();
             let sums = sums.map(|sums| sums.map(|(sum, count)| VectorSum { sum, count }));
