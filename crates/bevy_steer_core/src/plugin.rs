@@ -4,7 +4,7 @@
 use core::any::TypeId;
 
 use bevy::ecs::component::StorageType;
-use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
+use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel, SingleThreadedExecutor};
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
@@ -67,6 +67,24 @@ fn stop_step_clock(mut stats: ResMut<SteeringStepStats>, agents: Query<(), With<
 ///
 /// [`SteeringPlugin`] runs it from the schedule it was given ([`FixedUpdate`] by default), so
 /// everything steering-related follows that one choice.
+///
+/// Its systems run one after another on the thread that runs it (Bevy's
+/// [`SingleThreadedExecutor`], as avian's physics schedule does): each of the crate's systems
+/// spreads its agents over the compute pool itself, and the sets run in a chain, so a
+/// multi-threaded executor would find little to run side by side, and its hand-over of every system
+/// to the pool cost about 0.1 ms a step (see docs/performance.md). Your own steering systems whose
+/// work gains from running side by side can have it back:
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy::ecs::schedule::MultiThreadedExecutor;
+/// # use bevy_steer_core::prelude::*;
+/// # let mut app = App::new();
+/// # app.add_plugins((MinimalPlugins, SteeringPlugin::default()));
+/// app.edit_schedule(SteeringSchedule, |schedule| {
+///     schedule.set_executor(MultiThreadedExecutor::new());
+/// });
+/// ```
 #[derive(ScheduleLabel, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SteeringSchedule;
 
@@ -184,7 +202,10 @@ impl Plugin for SteeringPlugin {
             .init_resource::<SteeringStepStats>()
             .add_message::<TargetLost>()
             .add_message::<Arrived>()
-            .init_schedule(SteeringSchedule)
+            // Why one thread: see `SteeringSchedule`.
+            .edit_schedule(SteeringSchedule, |schedule| {
+                schedule.set_executor(SingleThreadedExecutor::new());
+            })
             .configure_sets(
                 SteeringSchedule,
                 (
