@@ -7,8 +7,11 @@
 use core::cell::Cell;
 use core::f32::consts::TAU;
 
+use core::sync::atomic::{AtomicUsize, Ordering};
+
+use bevy::platform::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use bevy::prelude::*;
-use bevy::tasks::ComputeTaskPool;
+use bevy::tasks::{ComputeTaskPool, TaskPool};
 
 use bevy::ecs::component::Mutable;
 use bevy::ecs::query::ArchetypeFilter;
@@ -119,6 +122,67 @@ fn map_jobs<J: Send, R: Send + 'static>(jobs: Vec<J>, step: impl Fn(J) -> R + Sy
             scope.spawn(async move { step(job) });
         }
     })
+}
+
+/// Runs `step(phase, item)` for the `items[phase]` items of each phase in turn, on `pool` in one
+/// scope: whichever thread is free takes the next item of the phase, and a thread that
+/// finds none left waits for the phase's last item to finish before it starts on the next phase.
+///
+/// One scope rather than one per phase: the pool's threads sleep between scopes, and waking them
+/// (tens of microseconds each time on a small machine) cost more than a light pass of a few
+/// thousand agents. A thread waits only while another runs an item it has taken, so the phases
+/// finish however many threads take part, one included.
+fn run_phases<const PHASES: usize>(
+    pool: &TaskPool,
+    items: [usize; PHASES],
+    step: impl Fn(usize, usize) + Sync,
+) {
+    let taken: [AtomicUsize; PHASES] = core::array::from_fn(|_| AtomicUsize::new(0));
+    let finished: [AtomicUsize; PHASES] = core::array::from_fn(|_| AtomicUsize::new(0));
+    let work = || {
+        for (phase, &count) in items.iter().enumerate() {
+            loop {
+                let item = taken[phase].fetch_add(1, Ordering::Relaxed);
+                if item >= count {
+                    break;
+                }
+                step(phase, item);
+                finished[phase].fetch_add(1, Ordering::Release);
+            }
+            let mut spins = 0_u32;
+            while finished[phase].load(Ordering::Acquire) < count {
+                spins += 1;
+                if spins.is_multiple_of(64) {
+                    // The other thread may have been put off its core mid-item.
+                    std::thread::yield_now();
+                } else {
+                    core::hint::spin_loop();
+                }
+            }
+        }
+    };
+    let helpers = pool
+        .thread_num()
+        .min(items.iter().copied().max().unwrap_or(0));
+    if helpers <= 1 {
+        return work();
+    }
+    let work = &work;
+    pool.scope(|scope| {
+        for _ in 0..helpers {
+            scope.spawn(async move { work() });
+        }
+    });
+}
+
+/// A read lock on `lock`, which no step leaves poisoned: a panic in a step ends the system.
+fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A write lock on `lock` (see [`read`]).
+fn write<T>(lock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+    lock.write().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The rows of a table one job steps: the table's index, the first row and the row count.
@@ -703,30 +767,39 @@ impl FlockOutcome {
 /// A table job's agents as the lanes take them.
 #[derive(Default)]
 struct JobAgents {
-    /// Each agent's slot in the index, in the job's order, or [`NO_SLOT`] for one the lanes leave
-    /// to the scalar walk.
-    slots: Vec<u32>,
+    /// Where each agent's outcome will be, in the job's order: its slot task, and its slot's place
+    /// among that task's; `None` for one the lanes leave to the scalar walk.
+    outcome_at: Vec<Option<(u32, u32)>>,
     /// The agents on the lanes, one list for each slot task (of the slots it steps), each in the
     /// job's order: the task then reads its lists whole, rather than each agent from wherever it
     /// is.
     by_task: Vec<Vec<FlockAgent>>,
-    /// What the lanes made of each agent, in the job's order: gathered in the last pass.
+    /// What the lanes made of each agent, in the job's order: gathered in the last phase.
+    outcomes: Vec<FlockOutcome>,
+    /// The problems the last phase found.
+    found: Vec<Finding>,
+}
+
+/// A slot task's agents on the lanes, and what the lanes made of them, in the index's order.
+#[derive(Default)]
+struct SlotAgents {
+    agents: Vec<FlockAgent>,
+    /// One for each of the task's slots.
     outcomes: Vec<FlockOutcome>,
 }
 
-/// In [`JobAgents::slots`], an agent not on the lanes.
+/// In [`SlotAgents::agents`] while they are put in order, a slot with no agent on the lanes.
 const NO_SLOT: u32 = u32::MAX;
 
-/// Where [`apply_flocking`] keeps its lanes' work between its passes, and its largest buffers
-/// from step to step.
+/// Where [`apply_flocking`] keeps its lanes' work between its phases, and its largest buffers
+/// from step to step. Each phase's items lock what they write; nothing is locked by two at once
+/// but for reading.
 #[derive(Default)]
 pub struct FlockScratch {
     /// One for each table job.
-    jobs: Vec<JobAgents>,
-    /// One for each slot task: its agents in the index's order.
-    in_slot_order: Vec<Vec<FlockAgent>>,
-    /// What the lanes made of the agents, at their slots.
-    outcomes_by_slot: Vec<FlockOutcome>,
+    jobs: Vec<RwLock<JobAgents>>,
+    /// One for each slot task.
+    slot_tasks: Vec<RwLock<SlotAgents>>,
 }
 
 /// Fills `outcomes`, whose first is the index's slot `first_slot`, with what the lanes make of the
@@ -791,11 +864,12 @@ fn step_flock_slots<M>(
 /// left out, in the index's order, so the forces are the very ones the three rules registered one
 /// by one give; bad radii are reported the same way.
 ///
-/// Most agents are stepped in three passes, so that the neighbour sums, which cost the most, are
-/// made in the index's (cell) order rather than the tables' (scattered) one: their positions and
-/// rules are read in table order; their neighbours are added up and their forces worked out in
-/// the index's order, four agents of neighbouring cells at a time on SIMD lanes, one pass over
-/// the cells serving the four; the forces are settled in table order. An agent the lanes leave
+/// Most agents are stepped in three phases (in one scope of the compute pool: see [`run_phases`]),
+/// so that the neighbour sums, which cost the most, are made in the index's (cell) order rather
+/// than the tables' (scattered) one: their positions and rules are read in table order; their
+/// neighbours are added up and their forces worked out in the index's order, four agents of
+/// neighbouring cells at a time on SIMD lanes, one pass over the cells serving the four; the
+/// forces are settled in table order. An agent the lanes leave
 /// out walks the index on its own, over the widest of its rules' radii, each rule keeping its own
 /// neighbours from the walk: one whose rules need a special case (a field of view, the separation
 /// by distance, a bad radius, a strength or weight that is not finite, a negative strength of
@@ -852,85 +926,97 @@ pub fn apply_flocking<M: Component>(
             ));
         }
     }
-    let FlockScratch {
-        jobs: job_agents,
-        in_slot_order,
-        outcomes_by_slot,
-    } = &mut *scratch;
-    // The agents that go on the lanes, and their slots, row by row, sorted by the slot task that
-    // will step them.
+    // Phase 0, by table job: the agents that go on the lanes, and their slots, row by row, sorted
+    // by the slot task that will step them. Phase 1, by slot task: the lanes' forces. Phase 2, by
+    // table job: the forces settled, or walked for the agents the lanes left out.
     let slots_per_task = agents_per_task(index.len(), MIN_QUERYING_AGENTS_PER_TASK);
     let slot_tasks = index.len().div_ceil(slots_per_task);
-    job_agents.resize_with(jobs.len(), JobAgents::default);
-    map_jobs(
-        jobs.iter().zip(job_agents.iter_mut()).collect(),
-        |((rows, entities, rules, columns, _), job_agents)| {
-            job_agents.slots.clear();
-            job_agents.by_task.resize_with(slot_tasks, Vec::new);
-            job_agents.by_task.iter_mut().for_each(Vec::clear);
+    let scratch = &mut *scratch;
+    scratch.jobs.resize_with(jobs.len(), RwLock::default);
+    scratch.slot_tasks.resize_with(slot_tasks, RwLock::default);
+    let FlockScratch {
+        jobs: job_agents,
+        slot_tasks: slot_agents,
+    } = &*scratch;
+    let jobs: Vec<_> = jobs.into_iter().map(RwLock::new).collect();
+    let kinds = [
+        BehaviourKind::of_neighbour::<Separation>(),
+        BehaviourKind::of_neighbour::<Alignment>(),
+        BehaviourKind::of_neighbour::<Cohesion>(),
+    ];
+    let items = [jobs.len(), slot_tasks, jobs.len()];
+    run_phases(ComputeTaskPool::get(), items, |phase, item| match phase {
+        0 => {
+            let job = read(&jobs[item]);
+            let (rows, entities, rules, columns, _) = &*job;
+            let mut lists = write(&job_agents[item]);
+            let JobAgents {
+                outcome_at,
+                by_task,
+                ..
+            } = &mut *lists;
+            outcome_at.clear();
+            by_task.resize_with(slot_tasks, Vec::new);
+            by_task.iter_mut().for_each(Vec::clear);
             for row in 0..rows.len {
                 let record =
                     flock_agent(&columns.boid(row), rules_at(rules, row)).and_then(|mut record| {
                         record.slot = index.slot_of(entities[row])? as u32;
                         Some(record)
                     });
-                job_agents
-                    .slots
-                    .push(record.map_or(NO_SLOT, |record| record.slot));
-                if let Some(record) = record {
-                    job_agents.by_task[record.slot as usize / slots_per_task].push(record);
-                }
+                outcome_at.push(record.map(|record| {
+                    let task = record.slot as usize / slots_per_task;
+                    by_task[task].push(record);
+                    (
+                        task as u32,
+                        (record.slot as usize - task * slots_per_task) as u32,
+                    )
+                }));
             }
-        },
-    );
-    outcomes_by_slot.resize(index.len(), FlockOutcome::WALKER);
-    in_slot_order.resize_with(slot_tasks, Vec::new);
-    let lists = &*job_agents;
-    map_jobs(
-        in_slot_order
-            .iter_mut()
-            .zip(outcomes_by_slot.chunks_mut(slots_per_task))
-            .enumerate()
-            .collect(),
-        |(task, (in_slot_order, outcomes))| {
+        }
+        1 => {
             // Each list read whole, each agent put at its slot (within the task's, a few hundred
             // kilobytes), then the slots without one dropped.
-            let first_slot = task * slots_per_task;
+            let first_slot = item * slots_per_task;
+            let slots = slots_per_task.min(index.len() - first_slot);
+            let mut task = write(&slot_agents[item]);
+            let SlotAgents { agents, outcomes } = &mut *task;
             let absent = FlockAgent {
                 slot: NO_SLOT,
                 ..FlockAgent::default()
             };
-            in_slot_order.clear();
-            in_slot_order.resize(outcomes.len(), absent);
-            for record in lists.iter().flat_map(|job| &job.by_task[task]) {
-                in_slot_order[record.slot as usize - first_slot] = *record;
-            }
-            in_slot_order.retain(|record| record.slot != NO_SLOT);
-            step_flock_slots(index, first_slot, in_slot_order, outcomes);
-        },
-    );
-    let outcomes_by_slot = &*outcomes_by_slot;
-    let kinds = [
-        BehaviourKind::of_neighbour::<Separation>(),
-        BehaviourKind::of_neighbour::<Alignment>(),
-        BehaviourKind::of_neighbour::<Cohesion>(),
-    ];
-    let findings = run_jobs(
-        jobs.into_iter().zip(job_agents.iter_mut()).collect(),
-        |((rows, entities, rules, columns, steering), job_agents), found| {
-            let mut walk = NeighbourScratch::default();
-            // Gathered in a loop of their own, whose loads overlap.
-            let JobAgents {
-                slots, outcomes, ..
-            } = job_agents;
-            outcomes.clear();
-            outcomes.extend(slots.iter().map(|&slot| {
-                if slot == NO_SLOT {
-                    FlockOutcome::WALKER
-                } else {
-                    outcomes_by_slot[slot as usize]
+            agents.clear();
+            agents.resize(slots, absent);
+            for lists in job_agents {
+                for record in &read(lists).by_task[item] {
+                    agents[record.slot as usize - first_slot] = *record;
                 }
+            }
+            agents.retain(|record| record.slot != NO_SLOT);
+            outcomes.clear();
+            outcomes.resize(slots, FlockOutcome::WALKER);
+            step_flock_slots(index, first_slot, agents, outcomes);
+        }
+        _ => {
+            let mut job = write(&jobs[item]);
+            let (rows, entities, rules, columns, steering) = &mut *job;
+            let mut lists = write(&job_agents[item]);
+            let JobAgents {
+                outcome_at,
+                outcomes,
+                found,
+                ..
+            } = &mut *lists;
+            // Gathered in a loop of their own, whose loads overlap.
+            let by_task: Vec<_> = slot_agents.iter().map(read).collect();
+            outcomes.clear();
+            outcomes.extend(outcome_at.iter().map(|at| {
+                at.map_or(FlockOutcome::WALKER, |(task, place)| {
+                    by_task[task as usize].outcomes[place as usize]
+                })
             }));
+            found.clear();
+            let mut walk = NeighbourScratch::default();
             for (row, &outcome) in outcomes.iter().enumerate() {
                 let forces = if outcome.rules & FlockOutcome::WALK == 0 {
                     core::array::from_fn(|rule| {
@@ -938,7 +1024,7 @@ pub fn apply_flocking<M: Component>(
                     })
                 } else {
                     let agent = columns.boid(row);
-                    let (separation, alignment, cohesion) = rules_at(&rules, row);
+                    let (separation, alignment, cohesion) = rules_at(rules, row);
                     let reach = [
                         separation.and_then(|rule| neighbourhood_radius(rule).ok()),
                         alignment.and_then(|rule| neighbourhood_radius(rule).ok()),
@@ -956,18 +1042,22 @@ pub fn apply_flocking<M: Component>(
                         cohesion.map(|rule| walk.force(rule, &agent)),
                     ]
                 };
-                let agent_row = columns.agent(rows, row);
+                let agent_row = columns.agent(*rows, row);
                 for (force, kind) in forces.into_iter().zip(kinds) {
                     if let Some(force) = force {
                         settle(force, kind, &mut steering[row], agent_row, found);
                     }
                 }
             }
-        },
-    );
-    for finding in findings {
-        let (entities, .., problems, _) = &mut tables[finding.table];
-        record(problems, entities[finding.row], finding);
+        }
+    });
+    // The jobs borrow the tables' problem columns, written below.
+    drop(jobs);
+    for lists in job_agents {
+        for finding in read(lists).found.iter().cloned() {
+            let (entities, .., problems, _) = &mut tables[finding.table];
+            record(problems, entities[finding.row], finding);
+        }
     }
 }
 
@@ -1298,5 +1388,39 @@ pub fn integrate(
     for finding in findings {
         let (entities, .., problems, _) = &mut tables[finding.table];
         record(problems, entities[finding.row], finding);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bevy::tasks::TaskPoolBuilder;
+
+    #[test]
+    fn phases_run_each_item_once_and_start_only_when_the_phase_before_has_finished() {
+        let items = [40, 0, 3, 25];
+        for threads in [1, 4] {
+            let pool = TaskPoolBuilder::new().num_threads(threads).build();
+            let runs: Vec<Vec<AtomicUsize>> = items
+                .iter()
+                .map(|&count| (0..count).map(|_| AtomicUsize::new(0)).collect())
+                .collect();
+            let finished: [AtomicUsize; 4] = core::array::from_fn(|_| AtomicUsize::new(0));
+            let early = AtomicUsize::new(0);
+            run_phases(&pool, items, |phase, item| {
+                if (0..phase).any(|before| finished[before].load(Ordering::Acquire) < items[before])
+                {
+                    early.fetch_add(1, Ordering::Relaxed);
+                }
+                runs[phase][item].fetch_add(1, Ordering::Relaxed);
+                finished[phase].fetch_add(1, Ordering::Release);
+            });
+            assert_eq!(early.into_inner(), 0, "{threads} threads");
+            for (phase, runs) in runs.into_iter().enumerate() {
+                for (item, runs) in runs.into_iter().enumerate() {
+                    assert_eq!(runs.into_inner(), 1, "phase {phase}, item {item}");
+                }
+            }
+        }
     }
 }
