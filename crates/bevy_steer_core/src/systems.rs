@@ -9,7 +9,9 @@ use core::f32::consts::TAU;
 
 use core::sync::atomic::{AtomicUsize, Ordering};
 
-use bevy::platform::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use bevy::platform::sync::{
+    Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard,
+};
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 
@@ -111,17 +113,23 @@ fn run_jobs<J: Send>(jobs: Vec<J>, step: impl Fn(J, &mut Vec<Finding>) + Sync) -
 }
 
 /// Runs `step` on every job on the compute pool (inline when there is only one) and gives what
-/// each returned, in the jobs' order.
-fn map_jobs<J: Send, R: Send + 'static>(jobs: Vec<J>, step: impl Fn(J) -> R + Sync) -> Vec<R> {
+/// each returned, in the jobs' order. The pool's threads take the jobs one by one as they come
+/// free (see [`run_phases`]), rather than one pool task each.
+fn map_jobs<J: Send, R: Send>(jobs: Vec<J>, step: impl Fn(J) -> R + Sync) -> Vec<R> {
     if jobs.len() <= 1 {
         return jobs.into_iter().map(step).collect();
     }
-    let step = &step;
-    ComputeTaskPool::get().scope(|scope| {
-        for job in jobs {
-            scope.spawn(async move { step(job) });
+    let results: Vec<Mutex<Option<R>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
+    let jobs: Vec<Mutex<Option<J>>> = jobs.into_iter().map(|job| Mutex::new(Some(job))).collect();
+    run_phases(ComputeTaskPool::get(), [jobs.len()], |_, item| {
+        if let Some(job) = lock(&jobs[item]).take() {
+            *lock(&results[item]) = Some(step(job));
         }
-    })
+    });
+    results
+        .into_iter()
+        .filter_map(|result| result.into_inner().unwrap_or_else(PoisonError::into_inner))
+        .collect()
 }
 
 /// Runs `step(phase, item)` for the `items[phase]` items of each phase in turn, on `pool` in one
@@ -173,6 +181,11 @@ fn run_phases<const PHASES: usize>(
             scope.spawn(async move { work() });
         }
     });
+}
+
+/// The lock on `lock`, which no step leaves poisoned: a panic in a step ends the system.
+fn lock<T>(lock: &Mutex<T>) -> MutexGuard<'_, T> {
+    lock.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// A read lock on `lock`, which no step leaves poisoned: a panic in a step ends the system.
