@@ -410,6 +410,7 @@ pub(crate) struct FlockForces {
 impl FlockForces {
     /// The forces of separation, alignment and cohesion on `lane`, or `None` when they need one of
     /// the scalar path's special cases.
+    #[inline]
     pub(crate) fn lane(&self, lane: usize) -> Option<[Vec2; 3]> {
         (self.valid >> lane & 1 == 1).then(|| self.forces.map(|[x, y]| Vec2::new(x[lane], y[lane])))
     }

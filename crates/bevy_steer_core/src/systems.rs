@@ -261,6 +261,7 @@ impl<'a> Budgets<'a> {
     }
 
     /// The budget of the agent in `row`: `None` unless it is prioritised.
+    #[inline]
     fn at(self, row: usize) -> Option<f32> {
         let combination = self.combinations.map(|combinations| &combinations[row]);
         SteeringCombination::budget(combination, self.max_forces[row])
@@ -308,6 +309,7 @@ impl<'a> AgentColumns<'a> {
     }
 
     /// The agent in `row` as the force functions see it.
+    #[inline]
     fn boid(self, row: usize) -> Boid {
         boid(
             &self.transforms[row],
@@ -317,6 +319,7 @@ impl<'a> AgentColumns<'a> {
     }
 
     /// The agent in `row` of the job stepping `rows`, for [`settle`].
+    #[inline]
     fn agent(self, rows: Rows, row: usize) -> AgentRow<'a> {
         AgentRow {
             rows,
@@ -677,6 +680,7 @@ type FlockAgents<'w, 's, M> = Query<
 >;
 
 /// The rule of the agent `row` rows into a job, when the agent has it and it is active.
+#[inline]
 fn active_rule<B: NeighbourBehaviour>(rules: Option<&[B]>, row: usize) -> Option<&B> {
     rules.map(|rules| &rules[row]).filter(|rule| rule.active())
 }
@@ -696,6 +700,7 @@ type FlockRules<'a> = (
 );
 
 /// The active rules of the agent `row` rows into a job.
+#[inline]
 fn rules_at<'a>(
     (separations, alignments, cohesions): &FlockColumns<'a>,
     row: usize,
@@ -712,6 +717,7 @@ fn rules_at<'a>(
 /// has a valid radius, sees all round and has a finite strength and weight; alignment's and
 /// cohesion's strengths are not negative; separation takes the mean. `None` sends the agent down
 /// the scalar walk, which handles everything.
+#[inline]
 fn flock_agent(agent: &Boid, (separation, alignment, cohesion): FlockRules) -> Option<FlockAgent> {
     /// Puts `rule` (the `index`th) on `record`, or answers `false` when the lanes cannot take it.
     fn take<B: NeighbourBehaviour>(
