@@ -4,13 +4,13 @@
 //! Each system visits agents in parallel; every agent reads the others' state as it was before the
 //! step and writes only its own, so the result does not depend on thread count or visiting order.
 
-use core::cell::Cell;
+use core::cell::{Cell, RefCell};
 use core::f32::consts::TAU;
 
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use bevy::platform::sync::{
-    Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard,
+    Mutex, MutexGuard, OnceLock, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard,
 };
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
@@ -74,94 +74,122 @@ fn add_weighted_force(
     None
 }
 
-/// Agents one task steps at least: fewer cost more in scheduling than they save.
-pub(crate) const MIN_AGENTS_PER_TASK: usize = 1024;
+/// Agents one job steps at least: fewer cost more in scheduling than they save.
+pub(crate) const MIN_AGENTS_PER_JOB: usize = 1024;
 
 /// The same for behaviours that query an index for each agent (neighbours, obstacles), whose
 /// agents cost a hundred times more each: a thousand flocking boids are then split over the
 /// threads instead of stepped on one.
-pub(crate) const MIN_QUERYING_AGENTS_PER_TASK: usize = 128;
+pub(crate) const MIN_QUERYING_AGENTS_PER_JOB: usize = 128;
 
-/// Tasks per compute thread, so that a thread slowed by something else does not hold up the step.
-const TASKS_PER_THREAD: usize = 4;
+/// Jobs per compute thread, so that a thread slowed by something else does not hold up the step.
+const JOBS_PER_THREAD: usize = 4;
 
-/// How many agents of a table one task steps, `least` at least: a whole number of [`LANES`]
+/// How many agents of a table one job steps, `least` at least: a whole number of [`LANES`]
 /// groups, so that only a table's last group may be short.
-fn agents_per_task(rows: usize, least: usize) -> usize {
+fn agents_per_job(rows: usize, least: usize) -> usize {
     let threads = ComputeTaskPool::get().thread_num().max(1);
-    rows.div_ceil(threads * TASKS_PER_THREAD)
+    rows.div_ceil(threads * JOBS_PER_THREAD)
         .max(least)
         .next_multiple_of(LANES)
 }
 
-/// Runs `step` on every job on the compute pool (inline when there is only one) and gathers the
-/// problems the jobs found.
+/// Runs `step` on every job on the compute pool (see [`run_phases`]) and gathers the problems the
+/// jobs found, in the jobs' order.
 ///
 /// The systems hand the compute pool whole slices of each table's columns (Bevy's contiguous
 /// query access) rather than one agent at a time: the per-agent loops then compile to tight code
 /// over plain slices. Each job writes only its own rows, so the result does not depend on how the
 /// rows are split.
 fn run_jobs<J: Send>(jobs: Vec<J>, step: impl Fn(J, &mut Vec<Finding>) + Sync) -> Vec<Finding> {
-    map_jobs(jobs, |job| {
-        let mut found = Vec::new();
-        step(job, &mut found);
-        found
-    })
-    .into_iter()
-    .flatten()
-    .collect()
-}
-
-/// Runs `step` on every job on the compute pool (inline when there is only one) and gives what
-/// each returned, in the jobs' order. The pool's threads take the jobs one by one as they come
-/// free (see [`run_phases`]), rather than one pool task each.
-fn map_jobs<J: Send, R: Send>(jobs: Vec<J>, step: impl Fn(J) -> R + Sync) -> Vec<R> {
-    if jobs.len() <= 1 {
-        return jobs.into_iter().map(step).collect();
-    }
-    let results: Vec<Mutex<Option<R>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
-    let jobs: Vec<Mutex<Option<J>>> = jobs.into_iter().map(|job| Mutex::new(Some(job))).collect();
+    let jobs: Vec<Mutex<(Option<J>, Vec<Finding>)>> = jobs
+        .into_iter()
+        .map(|job| Mutex::new((Some(job), Vec::new())))
+        .collect();
     run_phases(ComputeTaskPool::get(), [jobs.len()], |_, item| {
-        if let Some(job) = lock(&jobs[item]).take() {
-            *lock(&results[item]) = Some(step(job));
+        let (job, found) = &mut *lock(&jobs[item]);
+        if let Some(job) = job.take() {
+            step(job, found);
         }
     });
-    results
-        .into_iter()
-        .filter_map(|result| result.into_inner().unwrap_or_else(PoisonError::into_inner))
+    jobs.into_iter()
+        .flat_map(|job| job.into_inner().unwrap_or_else(PoisonError::into_inner).1)
         .collect()
 }
 
-/// Runs `step(phase, item)` for the `items[phase]` items of each phase in turn, on `pool` in one
-/// scope: whichever thread is free takes the next item of the phase, and a thread that
-/// finds none left waits for the phase's last item to finish before it starts on the next phase.
+std::thread_local! {
+    /// The [`run_phases`] calls whose work this thread is doing, innermost last, each known by an
+    /// address on its stack.
+    static WORKING_IN: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `step(phase, item)` for the `items[phase]` items of each phase in turn, on the calling
+/// thread and `pool`'s threads (one thread per core at most) in one scope: whichever thread is free takes the next item of the
+/// phase, and a thread that finds none left waits for the phase's last item to finish before it
+/// starts on the next phase.
 ///
-/// One scope rather than one per phase: the pool's threads sleep between scopes, and waking them
-/// (tens of microseconds each time on a small machine) cost more than a light pass of a few
-/// thousand agents. A thread waits only while another runs an item it has taken, so the phases
-/// finish however many threads take part, one included.
+/// One scope rather than one per phase (or a pool task per item): the pool's threads sleep between
+/// scopes, and waking them (tens of microseconds each time on a small machine) cost more than a
+/// light pass of a few thousand agents. A thread waits only while another runs an item it has
+/// taken, so the phases finish however many threads take part, one included; a thread that comes
+/// to the work again from inside one of its own steps (a step that runs a scope of its own, whose
+/// wait may pick up this scope's tasks) leaves it to the others. A panic in a step stops the other
+/// threads at their next item and comes out of this function, as a panic in the system would.
 fn run_phases<const PHASES: usize>(
     pool: &TaskPool,
     items: [usize; PHASES],
     step: impl Fn(usize, usize) + Sync,
 ) {
+    /// Counts its item as finished when dropped, and calls the work off if the step panicked.
+    struct Finishing<'a> {
+        finished: &'a AtomicUsize,
+        stopped: &'a AtomicBool,
+    }
+    impl Drop for Finishing<'_> {
+        fn drop(&mut self) {
+            if std::thread::panicking() {
+                self.stopped.store(true, Ordering::Release);
+            }
+            self.finished.fetch_add(1, Ordering::Release);
+        }
+    }
     let taken: [AtomicUsize; PHASES] = core::array::from_fn(|_| AtomicUsize::new(0));
     let finished: [AtomicUsize; PHASES] = core::array::from_fn(|_| AtomicUsize::new(0));
+    let stopped = AtomicBool::new(false);
+    /// Takes its call off [`WORKING_IN`] when dropped, however the work ends.
+    struct Working;
+    impl Drop for Working {
+        fn drop(&mut self) {
+            WORKING_IN.with_borrow_mut(|calls| calls.pop());
+        }
+    }
+    let call = &raw const stopped as usize;
     let work = || {
-        for (phase, &count) in items.iter().enumerate() {
-            loop {
+        if WORKING_IN.with_borrow(|calls| calls.contains(&call)) {
+            return;
+        }
+        WORKING_IN.with_borrow_mut(|calls| calls.push(call));
+        let _working = Working;
+        'phases: for (phase, &count) in items.iter().enumerate() {
+            while !stopped.load(Ordering::Acquire) {
                 let item = taken[phase].fetch_add(1, Ordering::Relaxed);
                 if item >= count {
                     break;
                 }
+                let _finishing = Finishing {
+                    finished: &finished[phase],
+                    stopped: &stopped,
+                };
                 step(phase, item);
-                finished[phase].fetch_add(1, Ordering::Release);
             }
             let mut spins = 0_u32;
             while finished[phase].load(Ordering::Acquire) < count {
+                if stopped.load(Ordering::Acquire) {
+                    break 'phases;
+                }
                 spins += 1;
                 if spins.is_multiple_of(64) {
-                    // The other thread may have been put off its core mid-item.
+                    // The thread running the last item may have been put off its core.
                     std::thread::yield_now();
                 } else {
                     core::hint::spin_loop();
@@ -169,10 +197,15 @@ fn run_phases<const PHASES: usize>(
             }
         }
     };
-    let helpers = pool
-        .thread_num()
-        .min(items.iter().copied().max().unwrap_or(0));
-    if helpers <= 1 {
+    // The calling thread works too, and the pool lends threads up to one per core: more would take
+    // turns on the cores, each turn a wait for the others at the end of a phase.
+    static CORES: OnceLock<usize> = OnceLock::new();
+    let cores = *CORES.get_or_init(bevy::tasks::available_parallelism);
+    let helpers = (pool.thread_num() + 1)
+        .min(cores)
+        .min(items.iter().copied().max().unwrap_or(0))
+        .saturating_sub(1);
+    if helpers == 0 {
         return work();
     }
     let work = &work;
@@ -180,15 +213,16 @@ fn run_phases<const PHASES: usize>(
         for _ in 0..helpers {
             scope.spawn(async move { work() });
         }
+        work();
     });
 }
 
-/// The lock on `lock`, which no step leaves poisoned: a panic in a step ends the system.
+/// The lock on `lock`. None is left poisoned: a panic in a step comes out of [`run_phases`].
 fn lock<T>(lock: &Mutex<T>) -> MutexGuard<'_, T> {
     lock.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// A read lock on `lock`, which no step leaves poisoned: a panic in a step ends the system.
+/// A read lock on `lock` (see [`lock`]).
 fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
     lock.read().unwrap_or_else(PoisonError::into_inner)
 }
@@ -369,22 +403,22 @@ fn settle(
     }
 }
 
-/// Splits `column` of `table` into chunks of `per_task` rows, each with the rows it covers. The
-/// systems cut every other mutable column with the same `per_task`, so that zipped chunks hold the
+/// Splits `column` of `table` into chunks of `per_job` rows, each with the rows it covers. The
+/// systems cut every other mutable column with the same `per_job`, so that zipped chunks hold the
 /// same agents.
 fn chunked<T>(
     table: usize,
-    per_task: usize,
+    per_job: usize,
     column: &mut [T],
 ) -> impl Iterator<Item = (Rows, &mut [T])> {
     column
-        .chunks_mut(per_task)
+        .chunks_mut(per_job)
         .enumerate()
         .map(move |(index, chunk)| {
             (
                 Rows {
                     table,
-                    start: index * per_task,
+                    start: index * per_job,
                     len: chunk.len(),
                 },
                 chunk,
@@ -428,12 +462,12 @@ pub(crate) type BehaviourAgents<'w, 's, B, F = ()> = Query<
 /// problems found and calls `on_lost` for each agent whose target was gone.
 ///
 /// `weighted_force` also gets the agent's entity and scratch lists of neighbours, one per job.
-/// A task steps at least `least_per_task` agents.
+/// A job steps at least `least_per_job` agents.
 pub(crate) fn step_agents<B, F>(
     agents: &mut BehaviourAgents<B, F>,
     logged_not_dense: &mut bool,
     kind: BehaviourKind,
-    least_per_task: usize,
+    least_per_job: usize,
     weighted_force: impl Fn(
         &B,
         &Boid,
@@ -461,8 +495,8 @@ pub(crate) fn step_agents<B, F>(
         let behaviours = &*behaviours.bypass_change_detection();
         // Steering is the plugin's own per-step scratch: no change ticks for it.
         let steering = steering.bypass_change_detection();
-        let per_task = agents_per_task(steering.len(), least_per_task);
-        for (rows, steering) in chunked(table, per_task, steering) {
+        let per_job = agents_per_job(steering.len(), least_per_job);
+        for (rows, steering) in chunked(table, per_job, steering) {
             let range = rows.range();
             jobs.push((
                 rows,
@@ -521,7 +555,7 @@ pub fn apply_behaviour<B: SteeringBehaviour>(
         &mut agents,
         &mut logged_not_dense,
         kind,
-        MIN_AGENTS_PER_TASK,
+        MIN_AGENTS_PER_JOB,
         |behaviour, agent, entity, _| {
             behaviour.active().then(|| {
                 // A behaviour aimed at its own agent has nothing to steer by: it is told apart
@@ -650,7 +684,7 @@ pub fn apply_neighbour_behaviour<B: NeighbourBehaviour, M: Component>(
         &mut agents,
         &mut logged_not_dense,
         BehaviourKind::of_neighbour::<B>(),
-        MIN_QUERYING_AGENTS_PER_TASK,
+        MIN_QUERYING_AGENTS_PER_JOB,
         |behaviour, agent, entity, scratch| {
             weighted_neighbour_force(index, behaviour, agent, entity, scratch)
         },
@@ -786,24 +820,24 @@ impl FlockOutcome {
 /// A table job's agents as the lanes take them.
 #[derive(Default)]
 struct JobAgents {
-    /// Where each agent's outcome will be, in the job's order: its slot task, and its slot's place
-    /// among that task's; `None` for one the lanes leave to the scalar walk.
+    /// Where each agent's outcome will be, in the job's order: its slot job, and its slot's place
+    /// among that job's; `None` for one the lanes leave to the scalar walk.
     outcome_at: Vec<Option<(u32, u32)>>,
-    /// The agents on the lanes, one list for each slot task (of the slots it steps), each in the
-    /// job's order: the task then reads its lists whole, rather than each agent from wherever it
-    /// is.
-    by_task: Vec<Vec<FlockAgent>>,
+    /// The agents on the lanes, one list for each slot job (a run of the index's slots), each in
+    /// the job's order: the slot job then reads its lists whole, rather than each agent from
+    /// wherever it is.
+    by_slot_job: Vec<Vec<FlockAgent>>,
     /// What the lanes made of each agent, in the job's order: gathered in the last phase.
     outcomes: Vec<FlockOutcome>,
     /// The problems the last phase found.
     found: Vec<Finding>,
 }
 
-/// A slot task's agents on the lanes, and what the lanes made of them, in the index's order.
+/// A slot job's agents on the lanes, and what the lanes made of them, in the index's order.
 #[derive(Default)]
 struct SlotAgents {
     agents: Vec<FlockAgent>,
-    /// One for each of the task's slots.
+    /// One for each of the job's slots.
     outcomes: Vec<FlockOutcome>,
 }
 
@@ -817,8 +851,8 @@ const NO_SLOT: u32 = u32::MAX;
 pub struct FlockScratch {
     /// One for each table job.
     jobs: Vec<RwLock<JobAgents>>,
-    /// One for each slot task.
-    slot_tasks: Vec<RwLock<SlotAgents>>,
+    /// One for each slot job.
+    slot_jobs: Vec<RwLock<SlotAgents>>,
 }
 
 /// Fills `outcomes`, whose first is the index's slot `first_slot`, with what the lanes make of the
@@ -928,8 +962,8 @@ pub fn apply_flocking<M: Component>(
     {
         let columns = AgentColumns::new(transforms, velocities, max_speeds, problems, *budgets);
         let steering = steering.bypass_change_detection();
-        let per_task = agents_per_task(steering.len(), MIN_QUERYING_AGENTS_PER_TASK);
-        for (rows, steering) in chunked(table, per_task, steering) {
+        let per_job = agents_per_job(steering.len(), MIN_QUERYING_AGENTS_PER_JOB);
+        for (rows, steering) in chunked(table, per_job, steering) {
             let range = rows.range();
             let rules = (
                 separations.map(|rules| &rules[range.clone()]),
@@ -945,17 +979,20 @@ pub fn apply_flocking<M: Component>(
             ));
         }
     }
+    if jobs.is_empty() {
+        return;
+    }
     // Phase 0, by table job: the agents that go on the lanes, and their slots, row by row, sorted
-    // by the slot task that will step them. Phase 1, by slot task: the lanes' forces. Phase 2, by
+    // by the slot job that will step them. Phase 1, by slot job: the lanes' forces. Phase 2, by
     // table job: the forces settled, or walked for the agents the lanes left out.
-    let slots_per_task = agents_per_task(index.len(), MIN_QUERYING_AGENTS_PER_TASK);
-    let slot_tasks = index.len().div_ceil(slots_per_task);
+    let slots_per_job = agents_per_job(index.len(), MIN_QUERYING_AGENTS_PER_JOB);
+    let slot_jobs = index.len().div_ceil(slots_per_job);
     let scratch = &mut *scratch;
     scratch.jobs.resize_with(jobs.len(), RwLock::default);
-    scratch.slot_tasks.resize_with(slot_tasks, RwLock::default);
+    scratch.slot_jobs.resize_with(slot_jobs, RwLock::default);
     let FlockScratch {
         jobs: job_agents,
-        slot_tasks: slot_agents,
+        slot_jobs: slot_agents,
     } = &*scratch;
     let jobs: Vec<_> = jobs.into_iter().map(RwLock::new).collect();
     let kinds = [
@@ -963,7 +1000,7 @@ pub fn apply_flocking<M: Component>(
         BehaviourKind::of_neighbour::<Alignment>(),
         BehaviourKind::of_neighbour::<Cohesion>(),
     ];
-    let items = [jobs.len(), slot_tasks, jobs.len()];
+    let items = [jobs.len(), slot_jobs, jobs.len()];
     run_phases(ComputeTaskPool::get(), items, |phase, item| match phase {
         0 => {
             let job = read(&jobs[item]);
@@ -971,12 +1008,12 @@ pub fn apply_flocking<M: Component>(
             let mut lists = write(&job_agents[item]);
             let JobAgents {
                 outcome_at,
-                by_task,
+                by_slot_job,
                 ..
             } = &mut *lists;
             outcome_at.clear();
-            by_task.resize_with(slot_tasks, Vec::new);
-            by_task.iter_mut().for_each(Vec::clear);
+            by_slot_job.resize_with(slot_jobs, Vec::new);
+            by_slot_job.iter_mut().for_each(Vec::clear);
             for row in 0..rows.len {
                 let record =
                     flock_agent(&columns.boid(row), rules_at(rules, row)).and_then(|mut record| {
@@ -984,22 +1021,20 @@ pub fn apply_flocking<M: Component>(
                         Some(record)
                     });
                 outcome_at.push(record.map(|record| {
-                    let task = record.slot as usize / slots_per_task;
-                    by_task[task].push(record);
-                    (
-                        task as u32,
-                        (record.slot as usize - task * slots_per_task) as u32,
-                    )
+                    let slot_job = record.slot as usize / slots_per_job;
+                    by_slot_job[slot_job].push(record);
+                    let place = record.slot as usize - slot_job * slots_per_job;
+                    (slot_job as u32, place as u32)
                 }));
             }
         }
         1 => {
-            // Each list read whole, each agent put at its slot (within the task's, a few hundred
+            // Each list read whole, each agent put at its slot (within the job's, a few hundred
             // kilobytes), then the slots without one dropped.
-            let first_slot = item * slots_per_task;
-            let slots = slots_per_task.min(index.len() - first_slot);
-            let mut task = write(&slot_agents[item]);
-            let SlotAgents { agents, outcomes } = &mut *task;
+            let first_slot = item * slots_per_job;
+            let slots = slots_per_job.min(index.len() - first_slot);
+            let mut slot_job = write(&slot_agents[item]);
+            let SlotAgents { agents, outcomes } = &mut *slot_job;
             let absent = FlockAgent {
                 slot: NO_SLOT,
                 ..FlockAgent::default()
@@ -1007,7 +1042,7 @@ pub fn apply_flocking<M: Component>(
             agents.clear();
             agents.resize(slots, absent);
             for lists in job_agents {
-                for record in &read(lists).by_task[item] {
+                for record in &read(lists).by_slot_job[item] {
                     agents[record.slot as usize - first_slot] = *record;
                 }
             }
@@ -1026,12 +1061,12 @@ pub fn apply_flocking<M: Component>(
                 found,
                 ..
             } = &mut *lists;
+            let slot_jobs: Vec<_> = slot_agents.iter().map(read).collect();
             // Gathered in a loop of their own, whose loads overlap.
-            let by_task: Vec<_> = slot_agents.iter().map(read).collect();
             outcomes.clear();
             outcomes.extend(outcome_at.iter().map(|at| {
-                at.map_or(FlockOutcome::WALKER, |(task, place)| {
-                    by_task[task as usize].outcomes[place as usize]
+                at.map_or(FlockOutcome::WALKER, |(slot_job, place)| {
+                    slot_jobs[slot_job as usize].outcomes[place as usize]
                 })
             }));
             found.clear();
@@ -1160,10 +1195,10 @@ pub fn apply_wander(
         // marking them changed every step would tell no system anything.
         let wanders = wanders.bypass_change_detection();
         let rngs = rngs.bypass_change_detection();
-        let per_task = agents_per_task(wanders.len(), MIN_AGENTS_PER_TASK);
-        for ((rows, wanders), (rngs, steering)) in chunked(table, per_task, wanders).zip(
-            rngs.chunks_mut(per_task)
-                .zip(steering.bypass_change_detection().chunks_mut(per_task)),
+        let per_job = agents_per_job(wanders.len(), MIN_AGENTS_PER_JOB);
+        for ((rows, wanders), (rngs, steering)) in chunked(table, per_job, wanders).zip(
+            rngs.chunks_mut(per_job)
+                .zip(steering.bypass_change_detection().chunks_mut(per_job)),
         ) {
             let range = rows.range();
             jobs.push((rows, wanders, rngs, columns.rows(range), steering));
@@ -1306,12 +1341,12 @@ pub fn integrate(
         velocities.mark_all_as_changed();
         let velocities = velocities.bypass_change_detection();
         let steering = steering.bypass_change_detection();
-        let per_task = agents_per_task(velocities.len(), MIN_AGENTS_PER_TASK);
+        let per_job = agents_per_job(velocities.len(), MIN_AGENTS_PER_JOB);
         for ((rows, transforms), (velocities, steering)) in
-            chunked(table, per_task, transforms.bypass_change_detection()).zip(
+            chunked(table, per_job, transforms.bypass_change_detection()).zip(
                 velocities
-                    .chunks_mut(per_task)
-                    .zip(steering.chunks_mut(per_task)),
+                    .chunks_mut(per_job)
+                    .zip(steering.chunks_mut(per_job)),
             )
         {
             let range = rows.range();
@@ -1441,5 +1476,42 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_panic_in_a_step_comes_out_and_leaves_the_threads_fit_for_the_next_call() {
+        let pool = TaskPoolBuilder::new().num_threads(3).build();
+        let run = |panic_at: Option<usize>| {
+            let done = AtomicUsize::new(0);
+            let outcome = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| {
+                run_phases(&pool, [40, 40], |phase, item| {
+                    if phase == 0 && Some(item) == panic_at {
+                        panic!("a step failed");
+                    }
+                    done.fetch_add(1, Ordering::Relaxed);
+                });
+            }));
+            (outcome.is_ok(), done.into_inner())
+        };
+        let (finished, _) = run(Some(3));
+        assert!(!finished, "the step's panic came out of run_phases");
+        assert_eq!(run(None), (true, 80));
+    }
+
+    #[test]
+    fn steps_may_run_scopes_and_phases_of_their_own() {
+        let pool = TaskPoolBuilder::new().num_threads(3).build();
+        let inner_items = AtomicUsize::new(0);
+        run_phases(&pool, [16, 16], |_, _| {
+            // A scope of the step's own, whose wait runs whatever task the pool has, this call's
+            // included.
+            pool.scope(|scope| {
+                scope.spawn(async {});
+            });
+            run_phases(&pool, [4], |_, _| {
+                inner_items.fetch_add(1, Ordering::Relaxed);
+            });
+        });
+        assert_eq!(inner_items.into_inner(), 32 * 4);
     }
 }

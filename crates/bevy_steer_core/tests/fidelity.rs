@@ -256,7 +256,7 @@ fn results_agree_at_30_60_and_120_steps_per_second() {
 const CHILD_THREADS: &str = "BEVY_STEER_TEST_COMPUTE_THREADS";
 
 /// Wanderers in the determinism tests. Wander and integration cut a table into jobs of at least
-/// 1 024 agents (`MIN_AGENTS_PER_TASK`; the querying behaviours from 128), so a smaller crowd would
+/// 1 024 agents (`MIN_AGENTS_PER_JOB`; the querying behaviours from 128), so a smaller crowd would
 /// be stepped by them as one job on one thread whatever the pool's size. This many make five jobs,
 /// stepped in parallel with two or more threads; the last holds three agents, fewer than the four
 /// SIMD lanes.

@@ -8,7 +8,7 @@ use crate::components::{MaxSpeed, Steering, Velocity};
 use crate::forces::{self, Boid};
 use crate::obstacles::{IndexedObstacle, ObstacleIndex};
 use crate::problems::BehaviourKind;
-use crate::systems::{BehaviourAgents, MIN_QUERYING_AGENTS_PER_TASK, boid, step_agents};
+use crate::systems::{BehaviourAgents, MIN_QUERYING_AGENTS_PER_JOB, boid, step_agents};
 use crate::tunable::{DISTANCE, FRACTION, Tunable, WEIGHT};
 
 /// How many steps sideways [`way_round`] looks for free room.
@@ -308,7 +308,7 @@ pub fn apply_avoid_obstacles(
         &mut agents,
         &mut logged_not_dense,
         BehaviourKind::AVOID_OBSTACLES,
-        MIN_QUERYING_AGENTS_PER_TASK,
+        MIN_QUERYING_AGENTS_PER_JOB,
         |avoid, agent, _, _| {
             avoid
                 .active()
