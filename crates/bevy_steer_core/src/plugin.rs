@@ -73,7 +73,8 @@ fn stop_step_clock(mut stats: ResMut<SteeringStepStats>, agents: Query<(), With<
 /// spreads its agents over the compute pool itself, and the sets run in a chain, so a
 /// multi-threaded executor would find little to run side by side, and its hand-over of every system
 /// to the pool cost about 0.1 ms a step (see docs/performance.md). Your own steering systems whose
-/// work gains from running side by side can have it back:
+/// work gains from running side by side can have it back, after adding the plugin (which sets the
+/// executor):
 ///
 /// ```
 /// # use bevy::prelude::*;
