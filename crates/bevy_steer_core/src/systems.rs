@@ -917,8 +917,8 @@ fn step_flock_slots<M>(
 /// left out, in the index's order, so the forces are the very ones the three rules registered one
 /// by one give; bad radii are reported the same way.
 ///
-/// Most agents are stepped in three phases (in one scope of the compute pool: see [`run_phases`]),
-/// so that the neighbour sums, which cost the most, are made in the index's (cell) order rather
+/// Most agents are stepped in three phases (in one scope of the compute pool, which wakes its
+/// threads once rather than once a phase), so that the neighbour sums, which cost the most, are made in the index's (cell) order rather
 /// than the tables' (scattered) one: their positions and rules are read in table order; their
 /// neighbours are added up and their forces worked out in the index's order, four agents of
 /// neighbouring cells at a time on SIMD lanes, one pass over the cells serving the four; the
