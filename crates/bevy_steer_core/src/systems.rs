@@ -918,11 +918,11 @@ fn step_flock_slots<M>(
 /// by one give; bad radii are reported the same way.
 ///
 /// Most agents are stepped in three phases (in one scope of the compute pool, which wakes its
-/// threads once rather than once a phase), so that the neighbour sums, which cost the most, are made in the index's (cell) order rather
-/// than the tables' (scattered) one: their positions and rules are read in table order; their
-/// neighbours are added up and their forces worked out in the index's order, four agents of
-/// neighbouring cells at a time on SIMD lanes, one pass over the cells serving the four; the
-/// forces are settled in table order. An agent the lanes leave
+/// threads once rather than once a phase), so that the neighbour sums, which cost the most, are
+/// made in the index's (cell) order rather than the tables' (scattered) one: their positions and
+/// rules are read in table order; their neighbours are added up and their forces worked out in
+/// the index's order, four agents of neighbouring cells at a time on SIMD lanes, one pass over
+/// the cells serving the four; the forces are settled in table order. An agent the lanes leave
 /// out walks the index on its own, over the widest of its rules' radii, each rule keeping its own
 /// neighbours from the walk: one whose rules need a special case (a field of view, the separation
 /// by distance, a bad radius, a strength or weight that is not finite, a negative strength of
