@@ -124,9 +124,9 @@ std::thread_local! {
 }
 
 /// Runs `step(phase, item)` for the `items[phase]` items of each phase in turn, on the calling
-/// thread and `pool`'s threads (one thread per core at most) in one scope: whichever thread is free takes the next item of the
-/// phase, and a thread that finds none left waits for the phase's last item to finish before it
-/// starts on the next phase.
+/// thread and `pool`'s threads (one thread per core at most) in one scope: whichever thread is
+/// free takes the next item of the phase, and a thread that finds none left waits for the phase's
+/// last item to finish before it starts on the next phase.
 ///
 /// One scope rather than one per phase (or a pool task per item): the pool's threads sleep between
 /// scopes, and waking them (tens of microseconds each time on a small machine) cost more than a
