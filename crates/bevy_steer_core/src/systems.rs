@@ -82,13 +82,22 @@ pub(crate) const MIN_AGENTS_PER_JOB: usize = 1024;
 /// threads instead of stepped on one.
 pub(crate) const MIN_QUERYING_AGENTS_PER_JOB: usize = 128;
 
-/// Jobs per compute thread, so that a thread slowed by something else does not hold up the step.
+/// Jobs per working thread, so that a thread slowed by something else does not hold up the step.
 const JOBS_PER_THREAD: usize = 4;
+
+/// How many threads [`run_phases`] works on with `pool`: the calling thread and the pool's, one
+/// per core at most (more would take turns on the cores, each turn a wait for the others at the
+/// end of a phase).
+fn working_threads(pool: &TaskPool) -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    let cores = *CORES.get_or_init(bevy::tasks::available_parallelism);
+    (pool.thread_num() + 1).min(cores).max(1)
+}
 
 /// How many agents of a table one job steps, `least` at least: a whole number of [`LANES`]
 /// groups, so that only a table's last group may be short.
 fn agents_per_job(rows: usize, least: usize) -> usize {
-    let threads = ComputeTaskPool::get().thread_num().max(1);
+    let threads = working_threads(ComputeTaskPool::get());
     rows.div_ceil(threads * JOBS_PER_THREAD)
         .max(least)
         .next_multiple_of(LANES)
@@ -197,12 +206,8 @@ fn run_phases<const PHASES: usize>(
             }
         }
     };
-    // The calling thread works too, and the pool lends threads up to one per core: more would take
-    // turns on the cores, each turn a wait for the others at the end of a phase.
-    static CORES: OnceLock<usize> = OnceLock::new();
-    let cores = *CORES.get_or_init(bevy::tasks::available_parallelism);
-    let helpers = (pool.thread_num() + 1)
-        .min(cores)
+    // The calling thread works too: the pool lends the others.
+    let helpers = working_threads(pool)
         .min(items.iter().copied().max().unwrap_or(0))
         .saturating_sub(1);
     if helpers == 0 {
