@@ -6,6 +6,7 @@
 //! | `--agents N` | 100000 | prey (hunter / prey), wanderers or boids |
 //! | `--steps N` | 2000 | steps of 1/60 s to run |
 //! | `--scene hunter-prey`, `wander`, `flocking` or `obstacles` | `hunter-prey` | what to simulate |
+//! | `--pools every-core` or `default` | `every-core` | the compute pool: every core, or what Bevy's default task pools give it (one thread on a 2-core machine) |
 //!
 //! `cargo run --release --example stress -- --agents 100000 --steps 2000` shows a progress bar,
 //! then prints steps per second, the time per step (median and 99th percentile, and the median of
@@ -29,6 +30,8 @@ struct Options {
     scene: Scene,
     agents: usize,
     steps: usize,
+    /// Bevy's default task pools rather than every core for compute.
+    default_pools: bool,
 }
 
 impl Options {
@@ -37,6 +40,7 @@ impl Options {
             scene: Scene::HunterPrey,
             agents: 100_000,
             steps: 2000,
+            default_pools: false,
         };
         let mut args = std::env::args().skip(1);
         while let Some(name) = args.next() {
@@ -61,6 +65,13 @@ impl Options {
                                  obstacles"
                             ));
                         }
+                    }
+                }
+                "--pools" => {
+                    options.default_pools = match value.as_str() {
+                        "every-core" => false,
+                        "default" => true,
+                        _ => return Err(format!("unknown pools {value:?}: every-core or default")),
                     }
                 }
                 _ => return Err(format!("unknown argument {name:?}")),
@@ -185,6 +196,10 @@ fn main() -> ExitCode {
         eprintln!("stress: a debug build; add --release for figures worth comparing");
     }
     eprintln!("setting up {}", options.describe());
+    if options.default_pools {
+        // Made before the app's, which then keeps them.
+        TaskPoolOptions::default().create_default_pools();
+    }
     let mut app = options.scene.app(options.agents);
     time_parts(&mut app);
     let flocking = options.scene == Scene::Flocking;
