@@ -17,7 +17,8 @@
 //!
 //! Machines are shared and noisy, so the headline figures are ratios between benchmarks of one run;
 //! for wander and flocking, a ratio measured with plugin and baseline in alternate blocks
-//! (`paired_ratio`).
+//! (`paired_ratio`), and for flocking the growth from N to 10 N boids, measured with the two sizes
+//! in alternate blocks (`paired_growth`).
 
 #[path = "../examples/stress/scenes.rs"]
 mod scenes;
@@ -97,29 +98,22 @@ fn measure_in_windows<S>(
     medians: &mut Medians,
     name: &'static str,
     agents: usize,
-    mut fresh: impl FnMut() -> S,
-    mut step: impl FnMut(&mut S),
+    fresh: impl FnMut() -> S,
+    step: impl FnMut(&mut S),
 ) {
     let mut samples = Vec::new();
-    let (mut scene, mut age) = (fresh(), 0);
+    let mut scene = Windowed::new(fresh, step);
     group.bench_function(BenchmarkId::new(name, agents), |bencher| {
         bencher.iter_custom(|iterations| {
-            let mut elapsed = Duration::ZERO;
+            let mut elapsed = 0.0;
             let mut left = iterations;
             while left > 0 {
-                if age == WINDOW {
-                    (scene, age) = (fresh(), 0);
-                }
-                let steps = left.min(WINDOW - age);
-                let started = Instant::now();
-                for _ in 0..steps {
-                    step(&mut scene);
-                }
-                elapsed += started.elapsed();
-                (age, left) = (age + steps, left - steps);
+                let steps = left.min(scene.room());
+                elapsed += scene.block(steps as u32) * steps as f64;
+                left -= steps;
             }
-            samples.push(elapsed.as_secs_f64() / iterations as f64);
-            elapsed
+            samples.push(elapsed / iterations as f64);
+            Duration::from_secs_f64(elapsed)
         });
     });
     if !samples.is_empty() {
@@ -690,6 +684,73 @@ fn flocking_paired_ratio(
     median(ratios)
 }
 
+/// A scene that changes as it runs, timed in blocks over the same stretch of its life as
+/// [`measure_in_windows`] times it: a fresh one (made outside the timing) takes its place before a
+/// block would take it past [`WINDOW`] steps.
+struct Windowed<S, F, T> {
+    fresh: F,
+    step: T,
+    scene: S,
+    age: u64,
+}
+
+impl<S, F: FnMut() -> S, T: FnMut(&mut S)> Windowed<S, F, T> {
+    fn new(mut fresh: F, step: T) -> Self {
+        let scene = fresh();
+        Self {
+            fresh,
+            step,
+            scene,
+            age: 0,
+        }
+    }
+
+    /// The steps the scene has left before a fresh one takes its place (a whole window when it
+    /// has none left, since the next block starts a fresh one).
+    fn room(&self) -> u64 {
+        match WINDOW - self.age {
+            0 => WINDOW,
+            left => left,
+        }
+    }
+
+    /// The time per step of a block of `steps` steps (at most [`WINDOW`]).
+    fn block(&mut self, steps: u32) -> f64 {
+        if self.age + u64::from(steps) > WINDOW {
+            (self.scene, self.age) = ((self.fresh)(), 0);
+        }
+        self.age += u64::from(steps);
+        let Self { scene, step, .. } = self;
+        block(&mut || step(scene), steps)
+    }
+}
+
+/// How the time per step grows from N to 10 N, measured as [`paired_ratio`] measures plugin /
+/// baseline: the two sizes in alternate blocks of about 30 ms each, for `budget`, each over the
+/// first [`WINDOW`] steps of fresh scenes; the median over block pairs of large / small. Criterion's
+/// medians of the two sizes are taken a minute or more apart, and on a shared machine the load
+/// changes in between. The blocks are three times [`paired_ratio`]'s so that the small scene,
+/// whose data the large one's block evicts from the caches, pays for reloading it over more steps.
+fn paired_growth<S, L>(
+    mut small: Windowed<S, impl FnMut() -> S, impl FnMut(&mut S)>,
+    mut large: Windowed<L, impl FnMut() -> L, impl FnMut(&mut L)>,
+    budget: Duration,
+) -> f64 {
+    let blocks_of = |seconds: f64| steps_for(seconds / 3.0).min(WINDOW as u32);
+    // A fresh scene's first steps fill its buffers: the blocks are sized from the next ones.
+    small.block(3);
+    large.block(3);
+    let small_steps = blocks_of(small.block(3));
+    let large_steps = blocks_of(large.block(3));
+    let mut ratios = Vec::new();
+    let started = Instant::now();
+    while ratios.len() < 11 || started.elapsed() < budget {
+        let small_time = small.block(small_steps);
+        ratios.push(large.block(large_steps) / small_time);
+    }
+    median(ratios)
+}
+
 fn flocking(criterion: &mut Criterion, medians: &mut Medians) {
     let mut group = criterion.benchmark_group("flocking");
     for agents in [1_000, 10_000, 100_000] {
@@ -746,6 +807,31 @@ fn flocking(criterion: &mut Criterion, medians: &mut Medians) {
         }
     }
     group.finish();
+    for agents in [1_000, 10_000] {
+        let larger = agents * 10;
+        if medians.get("flocking", "plugin", agents).is_none()
+            || medians.get("flocking", "plugin", larger).is_none()
+        {
+            continue;
+        }
+        let plugin = |agents| Windowed::new(move || Scene::Flocking.app(agents), scenes::step);
+        let growth = paired_growth(plugin(agents), plugin(larger), Duration::from_secs(6));
+        medians
+            .0
+            .push(("flocking", "plugin growth, paired", agents, growth));
+        let pool = ComputeTaskPool::get();
+        let baseline = |agents| {
+            let start = PlainFlock::of(Scene::Flocking.app(agents).world_mut());
+            Windowed::new(
+                move || start.restarted(),
+                |flock: &mut PlainFlock| flock.step(pool),
+            )
+        };
+        let growth = paired_growth(baseline(agents), baseline(larger), Duration::from_secs(6));
+        medians
+            .0
+            .push(("flocking", "baseline growth, paired", agents, growth));
+    }
 }
 
 /// Obstacle avoidance: N wanderers avoiding N / 100 obstacles inside a containment area (windows of
@@ -865,6 +951,16 @@ fn print_summary(medians: &Medians) {
                     "| {group} {name} | {agents} -> {} | {:.2} |",
                     agents * 10,
                     large / small
+                );
+            }
+        }
+    }
+    for name in ["plugin growth, paired", "baseline growth, paired"] {
+        for agents in [1_000, 10_000] {
+            if let Some(growth) = medians.get("flocking", name, agents) {
+                println!(
+                    "| flocking {name} | {agents} -> {} | {growth:.2} |",
+                    agents * 10
                 );
             }
         }
