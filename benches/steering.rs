@@ -733,6 +733,7 @@ impl<S, F: FnMut() -> S, T: FnMut(&mut S)> Windowed<S, F, T> {
 
     /// The time per step of a block of `steps` steps (at most [`WINDOW`]).
     fn block(&mut self, steps: u32) -> f64 {
+        assert!(u64::from(steps) <= WINDOW, "a block longer than a window");
         if self.age + u64::from(steps) > WINDOW {
             self.scene = Self::past_first_step(&mut self.fresh, &mut self.step);
             self.age = 0;
@@ -744,17 +745,26 @@ impl<S, F: FnMut() -> S, T: FnMut(&mut S)> Windowed<S, F, T> {
 }
 
 /// How the time per step grows from N to 10 N, measured as [`paired_ratio`] measures plugin /
-/// baseline: the two sizes in alternate blocks of about 30 ms each, for `budget`, each over the
-/// [`WINDOW`] of fresh scenes; the median over block pairs of large / small. Criterion's
-/// medians of the two sizes are taken a minute or more apart, and on a shared machine the load
-/// changes in between. The blocks are three times [`paired_ratio`]'s so that the small scene,
-/// whose data the large one's block evicts from the caches, pays for reloading it over more steps.
+/// baseline: the two sizes in alternate blocks, for `budget`, each over the [`WINDOW`] of fresh
+/// scenes; the median over block pairs of large / small. Criterion's medians of the two sizes are
+/// taken a minute or more apart, and on a shared machine the load changes in between.
+///
+/// A block is up to 30 ms (three times [`paired_ratio`]'s, so that the small scene, whose data the
+/// large one's block evicts from the caches, pays for reloading it over more steps), and a whole
+/// number of blocks make a window, so that both sizes are timed over the same steps of their
+/// scenes.
 fn paired_growth<S, L>(
     mut small: Windowed<S, impl FnMut() -> S, impl FnMut(&mut S)>,
     mut large: Windowed<L, impl FnMut() -> L, impl FnMut(&mut L)>,
     budget: Duration,
 ) -> f64 {
-    let blocks_of = |seconds: f64| steps_for(seconds / 3.0).min(WINDOW as u32);
+    let blocks_of = |seconds: f64| {
+        let most = steps_for(seconds / 3.0).min(WINDOW as u32);
+        (1..=most)
+            .rev()
+            .find(|steps| WINDOW.is_multiple_of(u64::from(*steps)))
+            .unwrap_or(1)
+    };
     let small_steps = blocks_of(small.block(3));
     let large_steps = blocks_of(large.block(3));
     let mut ratios = Vec::new();
@@ -1001,7 +1011,7 @@ fn print_summary(medians: &Medians) {
         if let Some(step) = medians.get("flocking", "plugin", boids) {
             println!(
                 "flocking, {boids} boids: {} per step (a fresh scene's first step, not timed in \
-                 the window: plugin {}, baseline {}); neighbours per boid within {} from {:.1} \
+                 the window, one sample: plugin {}, baseline {}); neighbours per boid within {} from {:.1} \
                  to {:.1} over the window of {WINDOW} steps ({:.1} to {:.1} within {})",
                 ms(step),
                 ms(get("plugin's first step")),
