@@ -27,7 +27,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use bevy::math::{Rect, Vec2};
-use bevy::prelude::{Entity, Transform, With, World};
+use bevy::prelude::{App, Entity, Transform, With, World};
 use bevy::tasks::{ComputeTaskPool, ParallelSlice, ParallelSliceMut, TaskPool, TaskPoolBuilder};
 use bevy_steer::forces;
 use bevy_steer::prelude::*;
@@ -654,41 +654,37 @@ impl PlainFlock {
 const WINDOW: u64 = 30;
 
 /// Plugin time / baseline time per step in alternate blocks of about 10 ms, for `budget`, like
-/// [`paired_ratio`], with both sides stepping in lockstep from the flocking scene's start: each
-/// block runs as many steps on both, and after every [`WINDOW`] steps both start again from a
-/// fresh scene (past its first step), once checked to have moved every boid to the same bits. Each
-/// pair is thus timed on the same states.
+/// [`paired_ratio`], with both sides stepping in lockstep over the windows of fresh flocking
+/// scenes ([`Windowed`]): each block runs as many steps on both, after which both are checked to
+/// have moved every boid to the same bits. Each pair is thus timed on the same states.
 fn flocking_paired_ratio(
     agents: usize,
     start: &PlainFlock,
     pool: &TaskPool,
     budget: Duration,
 ) -> f64 {
-    let fresh = || {
-        let (mut app, mut flock) = (Scene::Flocking.app(agents), start.restarted());
-        scenes::step(&mut app);
-        flock.step(pool);
-        (app, flock)
-    };
-    let (mut app, mut flock) = fresh();
+    let mut both = Windowed::new(
+        || (Scene::Flocking.app(agents), start.restarted()),
+        |(app, flock): &mut (App, PlainFlock)| {
+            scenes::step(app);
+            flock.step(pool);
+        },
+    );
     // Warm both up by as many steps, and size the blocks from that.
     let warm_up = 3;
-    let steps = steps_for(block(&mut || scenes::step(&mut app), warm_up)).min(WINDOW as u32);
+    let (app, flock) = both.ahead(warm_up);
+    let steps = steps_for(block(&mut || scenes::step(app), warm_up)).min(WINDOW as u32);
     block(&mut || flock.step(pool), warm_up);
-    let mut age = u64::from(warm_up);
     let mut ratios = Vec::new();
     let started = Instant::now();
     while ratios.len() < 11 || started.elapsed() < budget {
-        if age + u64::from(steps) > WINDOW {
-            assert!(
-                flock.matches(app.world_mut()),
-                "the plugin and the baseline moved the boids differently at {agents} boids"
-            );
-            ((app, flock), age) = (fresh(), 0);
-        }
-        let plugin_time = block(&mut || scenes::step(&mut app), steps);
+        let (app, flock) = both.ahead(steps);
+        let plugin_time = block(&mut || scenes::step(app), steps);
         ratios.push(plugin_time / block(&mut || flock.step(pool), steps));
-        age += u64::from(steps);
+        assert!(
+            flock.matches(app.world_mut()),
+            "the plugin and the baseline moved the boids differently at {agents} boids"
+        );
     }
     median(ratios)
 }
@@ -731,14 +727,21 @@ impl<S, F: FnMut() -> S, T: FnMut(&mut S)> Windowed<S, F, T> {
         }
     }
 
-    /// The time per step of a block of `steps` steps (at most [`WINDOW`]).
-    fn block(&mut self, steps: u32) -> f64 {
+    /// The scene, to be stepped `steps` more times (at most [`WINDOW`]): a fresh one when they
+    /// would take this one past its window.
+    fn ahead(&mut self, steps: u32) -> &mut S {
         assert!(u64::from(steps) <= WINDOW, "a block longer than a window");
         if self.age + u64::from(steps) > WINDOW {
             self.scene = Self::past_first_step(&mut self.fresh, &mut self.step);
             self.age = 0;
         }
         self.age += u64::from(steps);
+        &mut self.scene
+    }
+
+    /// The time per step of a block of `steps` steps (at most [`WINDOW`]).
+    fn block(&mut self, steps: u32) -> f64 {
+        self.ahead(steps);
         let Self { scene, step, .. } = self;
         block(&mut || step(scene), steps)
     }
