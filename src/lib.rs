@@ -1,4 +1,5 @@
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use bevy_steer_core as core;
 pub use bevy_steer_core::{
@@ -7,13 +8,16 @@ pub use bevy_steer_core::{
 };
 
 #[cfg(feature = "debug")]
+#[cfg_attr(docsrs, doc(cfg(feature = "debug")))]
 pub use bevy_steer_debug as debug;
 
 #[cfg(feature = "egui")]
+#[cfg_attr(docsrs, doc(cfg(feature = "egui")))]
 pub use bevy_steer_egui as egui;
 
 /// Smooth rendering between fixed steps: [`bevy_transform_interpolation`], re-exported.
 #[cfg(feature = "interpolation")]
+#[cfg_attr(docsrs, doc(cfg(feature = "interpolation")))]
 pub use bevy_transform_interpolation as interpolation;
 
 /// Everything needed to add the plugins and spawn agents.
