@@ -51,7 +51,7 @@ impl Counts {
             hunters: 4,
             prey: 40,
         };
-        let from_env = |name: &str| std::env::var(name).ok().and_then(|v| v.parse().ok());
+        let from_env = |name: &str| support::setting(name).and_then(|v| v.parse().ok());
         counts.hunters = from_env("HUNTER_PREY_HUNTERS").unwrap_or(counts.hunters);
         counts.prey = from_env("HUNTER_PREY_PREY").unwrap_or(counts.prey);
         let args: Vec<String> = std::env::args().collect();

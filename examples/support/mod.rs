@@ -7,13 +7,45 @@
 //! | `STEER_EXIT_FRAME=N` | exits after N frames (after the screenshot, if one was asked for) |
 //! | `STEER_SCREENSHOT_TRIGGER=path` | whenever a file appears at `path`, saves a screenshot to the path written in it, then deletes it |
 //! | `STEER_SHOW_FORCES=1` | starts with the force vectors shown |
+//! | `STEER_STEP_LOG=seconds` | logs the frame rate, the steps run and the steering step's time every so many seconds (the browser test and docs/performance.md read it) |
+//!
+//! In a browser (web/build.sh) there is no environment: the same names are read from the page
+//! address's query (`hunter_prey.html?STEER_STEP_LOG=5`), and the window draws into the page's
+//! `<canvas id="bevy">`.
 #![allow(dead_code, reason = "each example uses a different part")]
 
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, save_to_disk};
 use bevy::window::{PrimaryWindow, WindowResolution};
+use bevy_steer::core::SteeringStepStats;
 use bevy_steer::interpolation::{TransformEasingSystems, TranslationEasingState};
 use bevy_steer::prelude::*;
+
+/// A setting of the table in the module docs: the environment variable `name`, or in a browser
+/// the page address's query parameter of that name.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn setting(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+/// A setting of the table in the module docs: the environment variable `name`, or in a browser
+/// the page address's query parameter of that name.
+#[cfg(target_arch = "wasm32")]
+pub fn setting(name: &str) -> Option<String> {
+    // `location.search`, `?A=1&B=2`; the settings are numbers and paths, so nothing is
+    // percent-decoded. Read through js-sys's reflection: web-sys's `Location` would be a feature
+    // Bevy does not enable, and adding it would rebuild Bevy's web dependencies.
+    let field = |object: &js_sys::wasm_bindgen::JsValue, name: &str| {
+        js_sys::Reflect::get(object, &name.into()).ok()
+    };
+    let query = field(&field(&js_sys::global(), "location")?, "search")?.as_string()?;
+    query
+        .trim_start_matches('?')
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value.to_owned())
+}
 
 /// The plugins every example window uses.
 pub fn default_plugins(title: &str) -> impl PluginGroup {
@@ -21,6 +53,9 @@ pub fn default_plugins(title: &str) -> impl PluginGroup {
         primary_window: Some(Window {
             title: title.into(),
             resolution: WindowResolution::new(1280, 720),
+            // The page's canvas (web/build.sh), rather than one appended to the page.
+            #[cfg(target_arch = "wasm32")]
+            canvas: Some("#bevy".into()),
             ..default()
         }),
         ..default()
@@ -40,16 +75,15 @@ struct ScriptedRun {
 
 impl Plugin for ScriptedRunPlugin {
     fn build(&self, app: &mut App) {
-        let number = |name: &str| {
-            std::env::var(name)
-                .ok()
-                .and_then(|value| value.parse().ok())
-        };
-        let screenshot = std::env::var("STEER_SCREENSHOT")
-            .ok()
+        let number = |name: &str| setting(name).and_then(|value| value.parse().ok());
+        let screenshot = setting("STEER_SCREENSHOT")
             .map(|path| (path, number("STEER_SCREENSHOT_FRAME").unwrap_or(90)));
         let exit_frame = number("STEER_EXIT_FRAME");
-        let trigger = std::env::var("STEER_SCREENSHOT_TRIGGER").ok();
+        let trigger = setting("STEER_SCREENSHOT_TRIGGER");
+        if let Some(every) = setting("STEER_STEP_LOG").and_then(|value| value.parse().ok()) {
+            app.insert_resource(StepLog { every, ..default() })
+                .add_systems(Last, log_steps);
+        }
         if screenshot.is_some() || exit_frame.is_some() || trigger.is_some() {
             app.insert_resource(ScriptedRun {
                 screenshot,
@@ -88,6 +122,63 @@ fn run_script(
     if run.exit_frame == Some(run.frame) {
         exit.write(AppExit::Success);
     }
+}
+
+/// What [`log_steps`] has seen since its last line.
+#[derive(Resource, Default)]
+struct StepLog {
+    /// Seconds between lines.
+    every: f64,
+    /// When the current line's window began (real time), and the step count then.
+    since: Option<(f64, u64)>,
+    frames: u32,
+    last_step: u64,
+    /// The duration of every step seen at the end of a frame, in milliseconds.
+    step_ms: Vec<f64>,
+}
+
+/// Logs one line every `STEER_STEP_LOG` seconds: frames a second, steps a second, and the
+/// steering step's wall-clock time (mean and median of the last step of each frame that ran one),
+/// with the steps a second that time allows (one over the mean).
+fn log_steps(
+    real: Res<Time<Real>>,
+    stats: Option<Res<SteeringStepStats>>,
+    mut log: ResMut<StepLog>,
+) {
+    let Some(stats) = stats else { return };
+    let now = real.elapsed_secs_f64();
+    let Some((since, steps_since)) = log.since else {
+        // The first frames build the schedules: the window starts after them.
+        if stats.steps > 0 {
+            log.since = Some((now, stats.steps));
+            log.last_step = stats.steps;
+        }
+        return;
+    };
+    log.frames += 1;
+    if stats.steps != log.last_step {
+        log.last_step = stats.steps;
+        log.step_ms.push(stats.duration.as_secs_f64() * 1000.0);
+    }
+    let elapsed = now - since;
+    if elapsed < log.every || log.step_ms.is_empty() {
+        return;
+    }
+    let mut sorted = core::mem::take(&mut log.step_ms);
+    sorted.sort_by(f64::total_cmp);
+    let mean = sorted.iter().sum::<f64>() / sorted.len() as f64;
+    let median = sorted[sorted.len() / 2];
+    info!(
+        "step log: fps={:.1} steps_per_s={:.1} step_ms_mean={mean:.3} step_ms_median={median:.3} \
+         capacity_steps_per_s={:.0} agents={} samples={}",
+        f64::from(log.frames) / elapsed,
+        (stats.steps - steps_since) as f64 / elapsed,
+        1000.0 / mean,
+        stats.agents,
+        sorted.len(),
+    );
+    log.since = Some((now, stats.steps));
+    log.frames = 0;
 }
 
 /// Half the window's size in world units: the 2D camera at the origin shows
@@ -136,8 +227,7 @@ pub fn force_vectors_plugin(app: &mut App) {
     app.add_plugins(SteeringDebugPlugin).add_systems(
         Startup,
         |mut store: ResMut<GizmoConfigStore>| {
-            store.config_mut::<SteeringGizmos>().0.enabled =
-                std::env::var_os("STEER_SHOW_FORCES").is_some();
+            store.config_mut::<SteeringGizmos>().0.enabled = setting("STEER_SHOW_FORCES").is_some();
         },
     );
 }
