@@ -45,7 +45,8 @@ out=$(cd "$out" && pwd)
 
 # A free port, then the server; stopped however the test ends.
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-python3 -m http.server --bind 127.0.0.1 --directory "$site" "$port" >"$out/server.log" 2>&1 &
+# http.server with the headers that give the page a fine clock (tests/web/serve.py).
+python3 tests/web/serve.py "$site" "$port" >"$out/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true' EXIT
 for _ in $(seq 1 50); do
