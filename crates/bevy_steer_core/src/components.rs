@@ -1,17 +1,21 @@
 //! The agent's physical state and limits: what the integration step reads and writes.
 //!
-//! Position is the entity's [`Transform`] translation (x and y); nothing here duplicates it.
+//! Position is the entity's [`Transform`] translation (read with
+//! [`position_of`](crate::math::position_of)); nothing here duplicates it.
 //! Agents are expected to be top-level entities, so that `Transform` is their world position.
 
 use bevy::prelude::*;
 
+pub use crate::facing::FaceVelocity;
+use crate::formulas::is_valid_mass;
+use crate::math::Vector;
 use crate::problems::ReportedProblems;
 use crate::tunable::{FORCE, SPEED, Tunable};
 
 /// Velocity in world units per second.
 #[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Deref, DerefMut)]
 #[reflect(Component, Default, Debug, PartialEq, Clone)]
-pub struct Velocity(pub Vec2);
+pub struct Velocity(pub Vector);
 
 /// Mass of the agent: the accumulated steering force is divided by it. Default `1.0`.
 ///
@@ -36,7 +40,7 @@ impl Mass {
 
     /// Whether the mass is a positive finite number.
     pub fn is_valid(self) -> bool {
-        self.0 > 0.0 && self.0.is_finite()
+        is_valid_mass(self.0)
     }
 }
 
@@ -107,7 +111,7 @@ impl MaxForce {
 #[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Deref, DerefMut)]
 #[reflect(Component, Default, Debug, PartialEq, Clone)]
 #[require(Transform, Velocity, Mass, MaxSpeed, MaxForce, ReportedProblems)]
-pub struct Steering(pub Vec2);
+pub struct Steering(pub Vector);
 
 /// How an agent's behaviours' forces are combined into its [`Steering`]. Without this component:
 /// [`WeightedSum`](Self::WeightedSum).
@@ -135,72 +139,5 @@ impl SteeringCombination {
     /// `max_force`: `None` for a weighted sum.
     pub fn budget(combination: Option<&Self>, max_force: MaxForce) -> Option<f32> {
         matches!(combination, Some(Self::Prioritised)).then(|| max_force.effective())
-    }
-}
-
-/// Turns the agent about the z axis so that its `local_forward` axis points along its velocity.
-///
-/// An agent at rest keeps its last orientation.
-#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
-#[reflect(Component, Default, Debug, PartialEq, Clone)]
-pub struct FaceVelocity {
-    /// The axis of the sprite or mesh, in its own space, that should point along the velocity.
-    pub local_forward: Dir2,
-}
-
-impl Default for FaceVelocity {
-    /// Faces along local +X.
-    fn default() -> Self {
-        Self {
-            local_forward: Dir2::X,
-        }
-    }
-}
-
-impl FaceVelocity {
-    /// Faces along the given local axis (for instance [`Dir2::Y`] for a sprite drawn pointing up).
-    pub fn new(local_forward: Dir2) -> Self {
-        Self { local_forward }
-    }
-
-    /// The rotation that points `local_forward` along `velocity`, or `None` for a zero velocity.
-    #[inline]
-    pub fn rotation_for(self, velocity: Vec2) -> Option<Quat> {
-        let heading = Dir2::new(velocity).ok()?;
-        let forward = *self.local_forward;
-        // The half-angle quaternion about z from the full angle's cosine and sine, with no
-        // trigonometry: (0, 0, sin, 1 + cos) normalised, except near half a turn, where both parts
-        // vanish into rounding and the half-angle formulas are the accurate ones.
-        let (cos, sin) = (forward.dot(*heading), forward.perp_dot(*heading));
-        let (half_sin, half_cos) = if cos > -0.5 {
-            (sin, 1.0 + cos)
-        } else {
-            let half_sin = ((1.0 - cos) * 0.5).sqrt().copysign(sin);
-            (half_sin, sin / (2.0 * half_sin))
-        };
-        Some(Quat::from_xyzw(0.0, 0.0, half_sin, half_cos).normalize())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn facing_velocity_turns_the_forward_axis_onto_the_heading() {
-        for forward in [Dir2::X, Dir2::Y, Dir2::from_xy(-0.6, 0.8).unwrap()] {
-            let face = FaceVelocity::new(forward);
-            for step in 0..3600 {
-                let heading = Vec2::from_angle(step as f32 * 0.1_f32.to_radians());
-                let rotation = face.rotation_for(heading * 5.0).unwrap();
-                let turned = (rotation * forward.extend(0.0)).truncate();
-                assert!(
-                    turned.abs_diff_eq(heading, 1e-5),
-                    "{forward:?} to {heading}: {turned}"
-                );
-                assert!(rotation.is_normalized());
-            }
-        }
-        assert_eq!(FaceVelocity::default().rotation_for(Vec2::ZERO), None);
     }
 }

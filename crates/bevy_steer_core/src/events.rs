@@ -7,9 +7,9 @@
 
 use bevy::prelude::*;
 
-use crate::Vector;
-use crate::behaviours::Target;
+use crate::math::Vector;
 use crate::problems::BehaviourKind;
+use crate::targets::Target;
 
 /// A behaviour's target entity was despawned (or lost its `Transform`). Triggered once per loss:
 /// the behaviour then forgets the target and idles until it is given another.

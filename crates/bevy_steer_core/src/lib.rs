@@ -54,25 +54,30 @@
 pub mod behaviours;
 pub mod components;
 pub mod events;
+pub mod facing;
 pub mod forces;
-mod lanes;
+pub mod formulas;
+pub mod geometry;
+pub mod integration;
+pub mod math;
 pub mod obstacles;
 pub mod plugin;
 pub mod problems;
 pub mod rng;
+pub mod schedule;
 pub mod spatial;
+pub mod stepping;
 pub mod systems;
+pub mod targets;
+#[cfg(test)]
+mod test_support;
 pub mod tunable;
 
+pub use math::Vector;
 pub use plugin::{
     FlockingPlugin, SteeringAppExt, SteeringBehaviours, SteeringPlugin, SteeringSchedule,
     SteeringStepStats, SteeringSystems,
 };
-
-/// The vector type of positions, velocities and forces. New force code goes through it, so that a
-/// 3D build can choose `Vec3` here rather than change every signature; what is 2D-only by nature
-/// (angles, the wander circle, [`FaceVelocity`](components::FaceVelocity)) says so where it is.
-pub type Vector = bevy::math::Vec2;
 
 /// Everything needed to add the plugin, spawn agents and write behaviours of your own.
 pub mod prelude {
@@ -84,9 +89,10 @@ pub mod prelude {
         WanderMethod, target_state,
     };
     pub use crate::components::{
-        FaceVelocity, Mass, MaxForce, MaxSpeed, Steering, SteeringCombination, Velocity,
+        Mass, MaxForce, MaxSpeed, Steering, SteeringCombination, Velocity,
     };
     pub use crate::events::{Arrived, TargetLost};
+    pub use crate::facing::FaceVelocity;
     pub use crate::obstacles::{Obstacle, ObstacleIndex, ObstacleShape};
     pub use crate::plugin::{
         FlockingPlugin, SteeringAppExt, SteeringBehaviours, SteeringPlugin, SteeringSchedule,

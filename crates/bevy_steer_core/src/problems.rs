@@ -9,75 +9,20 @@ use core::fmt;
 use bevy::ecs::change_detection::ContiguousMut;
 use bevy::prelude::*;
 
-use crate::behaviours::{Evade, Flee, Pursue, Seek, SteeringBehaviour};
-
 /// Which behaviour a problem, a force or an event belongs to: the behaviour's name, unique among
 /// the behaviours registered in an app.
 ///
-/// The built-in behaviours have constants; a behaviour of your own is
-/// `BehaviourKind::of::<MyBehaviour>()`, named by its
-/// [`SteeringBehaviour::NAME`].
+/// The built-in behaviours have constants (each defined beside its behaviour); a behaviour of your
+/// own is `BehaviourKind::of::<MyBehaviour>()`, named by its
+/// [`SteeringBehaviour::NAME`](crate::behaviours::SteeringBehaviour::NAME).
 #[derive(Reflect, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[reflect(Debug, PartialEq, Hash, Clone)]
 pub struct BehaviourKind(&'static str);
 
 impl BehaviourKind {
-    /// [`Wander`](crate::behaviours::Wander).
-    pub const WANDER: Self = Self("wander");
-    /// [`Seek`].
-    pub const SEEK: Self = Self::of::<Seek>();
-    /// [`Flee`].
-    pub const FLEE: Self = Self::of::<Flee>();
-    /// [`Pursue`].
-    pub const PURSUE: Self = Self::of::<Pursue>();
-    /// [`Evade`].
-    pub const EVADE: Self = Self::of::<Evade>();
-
-    /// [`FollowLeader`](crate::behaviours::FollowLeader).
-    pub const FOLLOW_LEADER: Self = Self::of::<crate::behaviours::FollowLeader>();
-    /// [`FollowPath`](crate::behaviours::FollowPath).
-    pub const FOLLOW_PATH: Self = Self::of::<crate::behaviours::FollowPath>();
-    /// [`Separation`](crate::behaviours::Separation).
-    pub const SEPARATION: Self = Self::of_neighbour::<crate::behaviours::Separation>();
-    /// [`Alignment`](crate::behaviours::Alignment).
-    pub const ALIGNMENT: Self = Self::of_neighbour::<crate::behaviours::Alignment>();
-    /// [`Cohesion`](crate::behaviours::Cohesion).
-    pub const COHESION: Self = Self::of_neighbour::<crate::behaviours::Cohesion>();
-    /// [`Queue`](crate::behaviours::Queue).
-    pub const QUEUE: Self = Self("queue");
-    /// [`AvoidObstacles`](crate::behaviours::AvoidObstacles).
-    pub const AVOID_OBSTACLES: Self = Self("avoid_obstacles");
-    /// [`Containment`](crate::behaviours::Containment).
-    pub const CONTAINMENT: Self = Self::of::<crate::behaviours::Containment>();
-
-    /// The built-in behaviours that act on every agent that has them, in the order their systems
-    /// add forces, which is also their priority order. (The neighbour behaviours are registered per
-    /// marker.)
-    pub const BUILT_IN: [Self; 9] = [
-        Self::AVOID_OBSTACLES,
-        Self::CONTAINMENT,
-        Self::FOLLOW_PATH,
-        Self::WANDER,
-        Self::SEEK,
-        Self::FLEE,
-        Self::PURSUE,
-        Self::EVADE,
-        Self::FOLLOW_LEADER,
-    ];
-
     /// The kind named `name`.
     pub const fn new(name: &'static str) -> Self {
         Self(name)
-    }
-
-    /// The kind of behaviour `B`.
-    pub const fn of<B: SteeringBehaviour>() -> Self {
-        Self(B::NAME)
-    }
-
-    /// The kind of neighbour behaviour `B`.
-    pub const fn of_neighbour<B: crate::behaviours::NeighbourBehaviour>() -> Self {
-        Self(B::NAME)
     }
 
     /// The behaviour's name (the built-in ones as the tutorials write them).

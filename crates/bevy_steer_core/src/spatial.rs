@@ -33,9 +33,10 @@ use core::sync::atomic::{AtomicBool, Ordering};
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
-use crate::Vector;
 use crate::components::Velocity;
-use crate::plugin::{SteeringSchedule, SteeringSystems};
+use crate::math::grid::{CellBox, CellStarts, UniformGrid};
+use crate::math::{Vector, position_of};
+use crate::schedule::{SteeringSchedule, SteeringSystems};
 
 /// An entity found by a [`SpatialIndex`] query.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -60,16 +61,13 @@ pub struct Neighbour {
 pub struct SpatialIndex<M> {
     /// The cell size asked for.
     requested_cell_size: f32,
-    /// `1 / cell size` of the current grid, whose cells are the size asked for, or wider for
-    /// thinly spread entities. Building and querying both multiply by it, in `f32`: the same
-    /// monotonic arithmetic on both sides, so a query never misses a cell that holds a match (see
+    /// The current grid, whose cells are the size asked for, or wider for thinly spread entities.
+    /// Building and querying both measure positions in its cells: the same monotonic arithmetic on
+    /// both sides, so a query never misses a cell that holds a match (see
     /// [`for_each_within`](Self::for_each_within)).
-    inverse_cell_size: f32,
-    origin: Vec2,
-    columns: usize,
-    rows: usize,
-    /// `cell_starts[c]..cell_starts[c + 1]` are the entries of cell `c` (row-major).
-    cell_starts: Vec<u32>,
+    grid: UniformGrid,
+    /// Where each cell's entries start.
+    cell_starts: CellStarts,
     /// The entries' positions, cell by cell: what a query scans, 8 bytes an entry.
     positions: Vec<Vector>,
     /// The entries, in the same order, read only for those within a query's radius.
@@ -104,32 +102,6 @@ impl EntitySlot {
     const TWICE: u32 = u32::MAX;
 }
 
-/// The grid cells a query visits: the columns and rows of a bounding box, each range inclusive.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct CellBox {
-    pub(crate) first_column: usize,
-    pub(crate) last_column: usize,
-    pub(crate) first_row: usize,
-    pub(crate) last_row: usize,
-}
-
-impl CellBox {
-    /// The smallest box holding both.
-    pub(crate) fn union(self, other: Self) -> Self {
-        Self {
-            first_column: self.first_column.min(other.first_column),
-            last_column: self.last_column.max(other.last_column),
-            first_row: self.first_row.min(other.first_row),
-            last_row: self.last_row.max(other.last_row),
-        }
-    }
-
-    /// The number of cells.
-    pub(crate) fn area(self) -> usize {
-        (self.last_column + 1 - self.first_column) * (self.last_row + 1 - self.first_row)
-    }
-}
-
 impl<M> SpatialIndex<M> {
     /// The bytes the index keeps per entity once it has grown (beside two `u32` per grid cell):
     /// the entry twice (in the order it came, and sorted by cell), its position once more (the
@@ -149,11 +121,8 @@ impl<M> SpatialIndex<M> {
         };
         Self {
             requested_cell_size: cell_size,
-            inverse_cell_size: cell_size.recip(),
-            origin: Vec2::ZERO,
-            columns: 0,
-            rows: 0,
-            cell_starts: vec![0],
+            grid: UniformGrid::EMPTY,
+            cell_starts: CellStarts::default(),
             positions: Vec::new(),
             entries: Vec::new(),
             unsorted: Vec::new(),
@@ -178,7 +147,7 @@ impl<M> SpatialIndex<M> {
 
     /// Rebuilds the index from `(entity, position)` pairs (at rest), in time linear in their
     /// number.
-    pub fn rebuild(&mut self, items: impl IntoIterator<Item = (Entity, Vec2)>) {
+    pub fn rebuild(&mut self, items: impl IntoIterator<Item = (Entity, Vector)>) {
         self.rebuild_moving(items.into_iter().map(|(entity, position)| Neighbour {
             entity,
             position,
@@ -196,7 +165,7 @@ impl<M> SpatialIndex<M> {
             self.slots_by_entity.clear();
         }
         // The bounding box in the same pass.
-        let (mut min, mut max) = (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN));
+        let (mut min, mut max) = (Vector::splat(f32::MAX), Vector::splat(f32::MIN));
         for mut entry in items {
             if entry.position.is_finite() {
                 min = min.min(entry.position);
@@ -210,47 +179,27 @@ impl<M> SpatialIndex<M> {
         self.positions.clear();
         self.entries.clear();
         if self.unsorted.is_empty() {
-            self.columns = 0;
-            self.rows = 0;
-            self.cell_starts.clear();
-            self.cell_starts.push(0);
+            self.grid = UniformGrid::EMPTY;
+            self.cell_starts.clear(0);
             return;
         }
-        // Widen the cells when the entities are spread so thin that the grid would have many more
-        // cells than entities (which would make rebuilding cost more than linear). In f64, where
-        // the extent of any two finite f32 positions is finite.
-        let extent = max.as_dvec2() - min.as_dvec2();
+        // Wider cells when the entities are spread so thin that the grid would have many more
+        // cells than entities (which would make rebuilding cost more than linear).
         let most_cells = (4 * self.unsorted.len()).max(64) as f64;
-        let cells_along = |length: f64, size: f64| (length / size).floor() + 1.0;
-        let mut cell_size = f64::from(self.requested_cell_size);
-        while cells_along(extent.x, cell_size) * cells_along(extent.y, cell_size) > most_cells {
-            cell_size *= 2.0;
-        }
-        self.origin = min;
-        self.columns = cells_along(extent.x, cell_size) as usize;
-        self.rows = cells_along(extent.y, cell_size) as usize;
-        self.inverse_cell_size = (cell_size as f32).recip();
+        self.grid = UniformGrid::covering(min, max, self.requested_cell_size, most_cells);
 
         // Counting sort by cell.
-        let cell_count = self.columns * self.rows;
-        self.cell_starts.clear();
-        self.cell_starts.resize(cell_count + 1, 0);
+        self.cell_starts.clear(self.grid.cell_count());
         self.cells.clear();
         for entry in &self.unsorted {
-            let local = (entry.position - min) * self.inverse_cell_size;
-            let column = (local.x as usize).min(self.columns - 1);
-            let row = (local.y as usize).min(self.rows - 1);
-            let cell = row * self.columns + column;
+            let cell = self.grid.cell_at(self.grid.in_cells(entry.position));
             // Counted in the same pass.
-            self.cell_starts[cell + 1] += 1;
+            self.cell_starts.count(cell);
             self.cells.push(cell as u32);
         }
-        for cell in 0..cell_count {
-            self.cell_starts[cell + 1] += self.cell_starts[cell];
-        }
+        self.cell_starts.accumulate();
         self.next_slot.clear();
-        self.next_slot
-            .extend_from_slice(&self.cell_starts[..cell_count]);
+        self.next_slot.extend_from_slice(self.cell_starts.starts());
         self.positions.resize(self.unsorted.len(), Vector::ZERO);
         self.entries.resize(
             self.unsorted.len(),
@@ -319,13 +268,15 @@ impl<M> SpatialIndex<M> {
         first_column: usize,
         last_column: usize,
     ) -> core::ops::Range<usize> {
-        self.cell_starts[row * self.columns + first_column] as usize
-            ..self.cell_starts[row * self.columns + last_column + 1] as usize
+        self.cell_starts.of_cells(
+            self.grid.cell(first_column, row),
+            self.grid.cell(last_column, row),
+        )
     }
 
     /// The cells that hold every entry within `radius` of `point` by the distance test of
     /// [`for_each_within`](Self::for_each_within), which it visits; `None` when there are none.
-    pub(crate) fn cell_box(&self, point: Vec2, radius: f32) -> Option<CellBox> {
+    pub(crate) fn cell_box(&self, point: Vector, radius: f32) -> Option<CellBox> {
         if self.is_empty() || radius.is_nan() || radius < 0.0 || !point.is_finite() {
             return None;
         }
@@ -343,24 +294,18 @@ impl<M> SpatialIndex<M> {
         // entry's cell always lies within them. Float-to-int casts truncate, which is `floor` for
         // the values that are not negative, and saturate, so negative, infinite and NaN bounds
         // clamp to the grid.
-        let cell_coordinate = |bound: Vec2| (bound - self.origin) * self.inverse_cell_size;
-        let low = cell_coordinate(point - reach);
-        let high = cell_coordinate(point + reach);
-        if high.x < 0.0 || high.y < 0.0 {
+        let low = self.grid.in_cells(point - reach);
+        let high = self.grid.in_cells(point + reach);
+        if high.cmplt(Vector::ZERO).any() {
             return None;
         }
-        Some(CellBox {
-            first_column: (low.x as usize).min(self.columns - 1),
-            last_column: (high.x as usize).min(self.columns - 1),
-            first_row: (low.y as usize).min(self.rows - 1),
-            last_row: (high.y as usize).min(self.rows - 1),
-        })
+        Some(self.grid.cells_between(low, high))
     }
 
     /// Calls `visit` for every indexed entity within `radius` of `point`: those whose squared
     /// distance is at most `radius * radius`, in `f32`. A radius whose square overflows (above
     /// about 1.8e19) takes in every entity.
-    pub fn for_each_within(&self, point: Vec2, radius: f32, mut visit: impl FnMut(Neighbour)) {
+    pub fn for_each_within(&self, point: Vector, radius: f32, mut visit: impl FnMut(Neighbour)) {
         let Some(cells) = self.cell_box(point, radius) else {
             return;
         };
@@ -399,7 +344,7 @@ impl<M> SpatialIndex<M> {
     }
 
     /// Every indexed entity within `radius` of `point`.
-    pub fn within(&self, point: Vec2, radius: f32) -> Vec<Neighbour> {
+    pub fn within(&self, point: Vector, radius: f32) -> Vec<Neighbour> {
         let mut found = Vec::new();
         self.for_each_within(point, radius, |neighbour| found.push(neighbour));
         found
@@ -408,7 +353,12 @@ impl<M> SpatialIndex<M> {
     /// The indexed entity closest to `point` within `radius`, leaving out `exclude` (the asking
     /// entity itself, say). Ties go to the lesser `Entity`, so the answer does not depend on the
     /// order entities were indexed in.
-    pub fn closest(&self, point: Vec2, radius: f32, exclude: Option<Entity>) -> Option<Neighbour> {
+    pub fn closest(
+        &self,
+        point: Vector,
+        radius: f32,
+        exclude: Option<Entity>,
+    ) -> Option<Neighbour> {
         let mut best: Option<(f32, Neighbour)> = None;
         self.for_each_within(point, radius, |neighbour| {
             if Some(neighbour.entity) == exclude {
@@ -529,7 +479,7 @@ pub fn rebuild_spatial_index<M: Component>(
             .iter()
             .map(|(entity, transform, velocity)| Neighbour {
                 entity,
-                position: transform.translation.truncate(),
+                position: position_of(transform),
                 velocity: velocity.map_or(Vector::ZERO, |velocity| velocity.0),
             }),
     );
@@ -557,7 +507,7 @@ mod tests {
         index
     }
 
-    fn brute_force_within(points: &[Vec2], point: Vec2, radius: f32) -> Vec<Entity> {
+    fn brute_force_within(points: &[Vec2], point: Vector, radius: f32) -> Vec<Entity> {
         let mut found: Vec<Entity> = points
             .iter()
             .enumerate()
@@ -637,7 +587,7 @@ mod tests {
             Vec2::ONE,
         ];
         let index = index_of(&points, 0.001);
-        assert!(index.columns * index.rows <= 64);
+        assert!(index.grid.cell_count() <= 64);
         assert_eq!(index.within(Vec2::ZERO, 2.0).len(), 2);
         assert_eq!(index.within(Vec2::splat(3.0e38), 1.0).len(), 1);
     }

@@ -20,8 +20,6 @@ use bevy::reflect::{ReflectMut, ReflectRef, TypeInfo, TypeRegistry};
 use bevy_steer_core::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::preset::Preset;
-
 /// One tunable field: an `f32` field of a component, with a [`Tunable`] attribute.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TunableField {
@@ -488,44 +486,8 @@ impl TuningGroups {
         self.reset_requested = true;
     }
 
-    /// The current values of every group that has some, by label.
-    pub fn to_preset(&self) -> Preset {
-        Preset {
-            groups: self
-                .groups
-                .iter()
-                .filter(|group| !group.values.is_empty())
-                .map(|group| (group.label.clone(), group.values.clone()))
-                .collect(),
-        }
-    }
-
-    /// Gives each group named in `preset` its values ("All" first, so named groups override it).
-    /// A preset naming a group this app does not have changes nothing.
-    pub fn apply_preset(&mut self, preset: &Preset) -> Result<(), UnknownGroup> {
-        if let Some(label) = preset.groups.keys().find(|label| self.get(label).is_none()) {
-            return Err(UnknownGroup(label.clone()));
-        }
-        for index in 0..self.groups.len() {
-            if let Some(values) = preset.groups.get(&self.groups[index].label) {
-                self.set_values(index, values);
-            }
-        }
-        Ok(())
-    }
-
     fn push(&mut self, label: String, marker: ComponentId) {
         self.groups.push(TuningGroup::new(label, Some(marker)));
-    }
-}
-
-/// A preset names a group the app has not registered.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownGroup(pub String);
-
-impl core::fmt::Display for UnknownGroup {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "this app has no tuning group called {:?}", self.0)
     }
 }
 

@@ -1,14 +1,21 @@
 //! Obstacle avoidance.
 
+use core::any::TypeId;
+
+use bevy::ecs::entity::EntityHashSet;
 use bevy::prelude::*;
 
 use super::weight_and_switch_builders;
-use crate::Vector;
 use crate::components::{MaxSpeed, Steering, Velocity};
-use crate::forces::{self, Boid};
-use crate::obstacles::{IndexedObstacle, ObstacleIndex};
+use crate::formulas::Boid;
+use crate::math::{Vector, direction_or_zero, length, position_of};
+use crate::obstacles::{IndexedObstacle, Obstacle, ObstacleIndex, ObstacleShape};
 use crate::problems::BehaviourKind;
-use crate::systems::{BehaviourAgents, MIN_QUERYING_AGENTS_PER_JOB, boid, step_agents};
+use crate::schedule::{SteeringSchedule, SteeringSystems};
+use crate::stepping::behaviour::{BehaviourAgents, step_agents};
+use crate::stepping::boid;
+use crate::stepping::jobs::MIN_QUERYING_AGENTS_PER_JOB;
+use crate::stepping::registry::register_behaviour;
 use crate::tunable::{DISTANCE, FRACTION, Tunable, WEIGHT};
 
 /// How many steps sideways [`way_round`] looks for free room.
@@ -176,7 +183,7 @@ impl AvoidObstacles {
     /// The end of the agent's look-ahead: `look_ahead` along the velocity at full speed, less when
     /// slower; the agent's position when it stands still.
     pub fn ahead(&self, agent: &Boid) -> Vector {
-        let speed = forces::length(agent.velocity);
+        let speed = length(agent.velocity);
         if !(speed > 0.0 && speed.is_finite()) {
             return agent.position;
         }
@@ -244,7 +251,7 @@ impl AvoidObstacles {
         let Some(threat) = self.threat(agent, index) else {
             return Vector::ZERO;
         };
-        let heading = forces::direction_or_zero(agent.velocity);
+        let heading = direction_or_zero(agent.velocity);
         let IndexedObstacle {
             position, shape, ..
         } = threat.obstacle;
@@ -289,7 +296,7 @@ impl AvoidObstacles {
             }
         };
         // Mostly aside while the contact is far ahead, back out as well as it nears.
-        let push = forces::direction_or_zero(side + normal * (1.0 - threat.along))
+        let push = direction_or_zero(side + normal * (1.0 - threat.along))
             .try_normalize()
             .unwrap_or(normal)
             * self.strength;
@@ -309,7 +316,7 @@ pub fn apply_avoid_obstacles(
         &mut logged_not_dense,
         BehaviourKind::AVOID_OBSTACLES,
         MIN_QUERYING_AGENTS_PER_JOB,
-        |avoid, agent, _, _| {
+        |avoid, agent, _, _: &mut ()| {
             avoid
                 .active()
                 .then(|| Ok(avoid.force(agent, &index) * avoid.weight))
@@ -319,7 +326,7 @@ pub fn apply_avoid_obstacles(
 }
 
 /// The weighted avoidance force of every agent, for the debug gizmos.
-pub(crate) fn avoid_obstacles_forces(world: &mut World, forces: &mut Vec<(Vector, Vector)>) {
+fn avoid_obstacles_forces(world: &mut World, forces: &mut Vec<(Vector, Vector)>) {
     let mut agents = world.query::<(&AvoidObstacles, &Transform, &Velocity, &MaxSpeed)>();
     let Some(index) = world.get_resource::<ObstacleIndex>() else {
         return;
@@ -332,10 +339,83 @@ pub(crate) fn avoid_obstacles_forces(world: &mut World, forces: &mut Vec<(Vector
     }
 }
 
+/// Rebuilds the [`ObstacleIndex`] from the obstacles' current positions, in
+/// [`SteeringSystems::Index`](crate::SteeringSystems::Index), keeping only the obstacles within
+/// reach of an agent with [`AvoidObstacles`] this step (the bounding box of those agents, grown by
+/// the longest look-ahead and clearance among them): obstacles nowhere near cost nothing but this
+/// filter. An obstacle whose shape or position is not valid is left out, with a warning once per
+/// entity.
+pub fn rebuild_obstacle_index(
+    mut index: ResMut<ObstacleIndex>,
+    obstacles: Query<(Entity, &Obstacle, &Transform)>,
+    avoiders: Query<(&Transform, &AvoidObstacles)>,
+    mut warned: Local<EntityHashSet>,
+) {
+    // No obstacles (most scenes without them): no pass over the agents either.
+    if obstacles.is_empty() {
+        return index.rebuild([]);
+    }
+    let reachable = avoiders
+        .iter()
+        .filter(|(transform, avoid)| avoid.active() && transform.translation.is_finite())
+        .map(|(transform, avoid)| {
+            let position = position_of(transform);
+            (position, position, avoid.reach())
+        })
+        .reduce(|(low, high, reach), (l, h, r)| (low.min(l), high.max(h), reach.max(r)))
+        .map(|(low, high, reach)| (low - reach, high + reach));
+    index.rebuild(obstacles.iter().filter_map(|(entity, obstacle, transform)| {
+        let position = position_of(transform);
+        if !(obstacle.shape.is_valid() && position.is_finite()) {
+            if warned.insert(entity) {
+                warn!(
+                    "bevy_steer: obstacle {entity} has a size that is negative or not finite, or a \
+                     position that is not finite ({:?} at {position}); agents do not see it",
+                    obstacle.shape
+                );
+            }
+            return None;
+        }
+        let (low, high) = obstacle.shape.bounds(position);
+        let near = reachable.is_some_and(|(reach_low, reach_high)| {
+            low.cmple(reach_high).all() && high.cmpge(reach_low).all()
+        });
+        near.then_some(IndexedObstacle {
+            entity,
+            position,
+            shape: obstacle.shape,
+        })
+    }));
+}
+
+impl BehaviourKind {
+    /// [`AvoidObstacles`].
+    pub const AVOID_OBSTACLES: Self = Self::new("avoid_obstacles");
+}
+
+/// Registers [`AvoidObstacles`] and the obstacles: the [`ObstacleIndex`], rebuilt each step in
+/// [`SteeringSystems::Index`].
+pub(crate) fn plugin(app: &mut App) {
+    app.register_type::<AvoidObstacles>()
+        .register_type::<Obstacle>()
+        .register_type::<ObstacleShape>()
+        .init_resource::<ObstacleIndex>()
+        .add_systems(
+            SteeringSchedule,
+            rebuild_obstacle_index.in_set(SteeringSystems::Index),
+        );
+    register_behaviour(
+        app,
+        BehaviourKind::AVOID_OBSTACLES,
+        [TypeId::of::<AvoidObstacles>(); 2],
+        (avoid_obstacles_forces, None),
+        apply_avoid_obstacles,
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::obstacles::ObstacleShape;
 
     fn index_of(obstacles: &[(Vector, ObstacleShape)]) -> ObstacleIndex {
         let mut index = ObstacleIndex::default();
@@ -381,7 +461,7 @@ mod tests {
         let avoid = AvoidObstacles::default();
         let force = avoid.force(&agent(Vector::ZERO, Vector::new(100.0, 0.0)), &index);
         assert!(force.y < 0.0, "pushed right, away from the circle: {force}");
-        assert!((forces::length(force) - 3000.0).abs() < 0.1);
+        assert!((length(force) - 3000.0).abs() < 0.1);
     }
 
     #[test]

@@ -6,10 +6,11 @@ use super::{
     NoTarget, SteeringBehaviour, TargetState, weight_and_switch_accessors,
     weight_and_switch_builders,
 };
-use crate::Vector;
 use crate::components::Steering;
-use crate::forces::{self, Boid};
-use crate::obstacles::ObstacleShape;
+use crate::formulas::Boid;
+use crate::geometry::shapes::ObstacleShape;
+use crate::math::{Vector, direction_or_zero, length};
+use crate::problems::BehaviourKind;
 use crate::tunable::{DISTANCE, FORCE, Tunable, WEIGHT};
 
 /// Stay within an area: a soft wall on the inside of a circle or an axis-aligned box, so that an
@@ -128,7 +129,7 @@ impl SteeringBehaviour for Containment {
         let here = depth(agent.position);
         // A signed distance changes no faster than the point moves: when even the look-ahead's
         // whole length cannot reach the wall, the agent is well inside (most agents, most steps).
-        if here + forces::length(ahead - agent.position) <= 0.0 {
+        if here + length(ahead - agent.position) <= 0.0 {
             return Ok(Vector::ZERO);
         }
         let there = depth(ahead);
@@ -143,7 +144,7 @@ impl SteeringBehaviour for Containment {
         }
         let inward = -self.shape.outward_normal(self.centre, point);
         let inward = if inward == Vector::ZERO {
-            forces::direction_or_zero(self.centre - point)
+            direction_or_zero(self.centre - point)
         } else {
             inward
         };
@@ -159,6 +160,11 @@ impl SteeringBehaviour for Containment {
 
     // No target to forget.
     fn forget_target(&mut self) {}
+}
+
+impl BehaviourKind {
+    /// [`Containment`].
+    pub const CONTAINMENT: Self = Self::of::<Containment>();
 }
 
 #[cfg(test)]

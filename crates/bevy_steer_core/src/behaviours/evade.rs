@@ -6,9 +6,10 @@ use super::{
     NoTarget, SteeringBehaviour, TargetState, target_state, weight_and_switch_accessors,
     weight_and_switch_builders,
 };
-use crate::Vector;
 use crate::components::Steering;
-use crate::forces::{self, Boid};
+use crate::formulas::{self, Boid};
+use crate::math::Vector;
+use crate::problems::BehaviourKind;
 use crate::tunable::WEIGHT;
 
 /// Evade an entity: flee where it will be, predicted from its `Velocity` (a pursuer without one is
@@ -84,10 +85,10 @@ impl SteeringBehaviour for Evade {
         lookup: impl Fn(Entity) -> Option<TargetState>,
     ) -> Result<Vector, NoTarget> {
         let pursuer = target_state(self.target, lookup)?;
-        if !forces::within_range(agent.position, pursuer.position, self.panic_distance) {
+        if !formulas::within_range(agent.position, pursuer.position, self.panic_distance) {
             return Ok(Vector::ZERO);
         }
-        Ok(forces::evade_within(
+        Ok(formulas::evade_within(
             agent,
             pursuer.position,
             pursuer.velocity,
@@ -98,4 +99,9 @@ impl SteeringBehaviour for Evade {
     fn forget_target(&mut self) {
         self.target = None;
     }
+}
+
+impl BehaviourKind {
+    /// [`Evade`].
+    pub const EVADE: Self = Self::of::<Evade>();
 }

@@ -6,9 +6,10 @@ use super::{
     NoTarget, SteeringBehaviour, Target, TargetState, weight_and_switch_accessors,
     weight_and_switch_builders,
 };
-use crate::Vector;
 use crate::components::Steering;
-use crate::forces::{self, Boid};
+use crate::formulas::{self, Boid};
+use crate::math::Vector;
+use crate::problems::BehaviourKind;
 use crate::tunable::WEIGHT;
 
 /// Flee a target: full speed directly away from it.
@@ -74,8 +75,8 @@ impl SteeringBehaviour for Flee {
     ) -> Result<Vector, NoTarget> {
         let threat = self.target.ok_or(NoTarget::Unset)?.position(lookup)?;
         Ok(
-            if forces::within_range(agent.position, threat, self.panic_distance) {
-                forces::flee(agent, threat)
+            if formulas::within_range(agent.position, threat, self.panic_distance) {
+                formulas::flee(agent, threat)
             } else {
                 Vector::ZERO
             },
@@ -85,4 +86,9 @@ impl SteeringBehaviour for Flee {
     fn forget_target(&mut self) {
         self.target = None;
     }
+}
+
+impl BehaviourKind {
+    /// [`Flee`].
+    pub const FLEE: Self = Self::of::<Flee>();
 }

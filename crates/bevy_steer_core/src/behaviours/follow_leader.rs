@@ -6,9 +6,10 @@ use super::{
     NoTarget, SteeringBehaviour, TargetState, target_state, weight_and_switch_accessors,
     weight_and_switch_builders,
 };
-use crate::Vector;
 use crate::components::Steering;
-use crate::forces::{self, Boid};
+use crate::formulas::{self, Boid};
+use crate::math::{Vector, direction_or_zero};
+use crate::problems::BehaviourKind;
 use crate::tunable::{DISTANCE, Tunable, WEIGHT};
 
 /// Follow a leader, as the Leader Following tutorial does: arrive at a point `behind_distance`
@@ -89,12 +90,12 @@ impl SteeringBehaviour for FollowLeader {
     ) -> Result<Vector, NoTarget> {
         let leader = target_state(self.leader, lookup)?;
         let (ahead, behind) =
-            forces::ahead_and_behind(leader.position, leader.velocity, self.behind_distance);
-        let mut force = forces::seek(agent, behind, self.slowing_radius);
+            ahead_and_behind(leader.position, leader.velocity, self.behind_distance);
+        let mut force = formulas::seek(agent, behind, self.slowing_radius);
         let in_the_way = agent.position.distance(ahead) <= self.sight_radius
             || agent.position.distance(leader.position) <= self.sight_radius;
         if in_the_way {
-            force += forces::evade(agent, leader.position, leader.velocity) * self.evade_scale;
+            force += formulas::evade(agent, leader.position, leader.velocity) * self.evade_scale;
         }
         Ok(force)
     }
@@ -102,4 +103,22 @@ impl SteeringBehaviour for FollowLeader {
     fn forget_target(&mut self) {
         self.leader = None;
     }
+}
+
+/// The Leader Following tutorial's two points: `distance` ahead of the leader along its heading
+/// (where a follower is in its way) and `distance` behind it (where followers gather). A leader at
+/// rest has no heading: both are its position.
+#[inline]
+pub fn ahead_and_behind(
+    leader_position: Vector,
+    leader_velocity: Vector,
+    distance: f32,
+) -> (Vector, Vector) {
+    let offset = direction_or_zero(leader_velocity) * distance;
+    (leader_position + offset, leader_position - offset)
+}
+
+impl BehaviourKind {
+    /// [`FollowLeader`].
+    pub const FOLLOW_LEADER: Self = Self::of::<FollowLeader>();
 }

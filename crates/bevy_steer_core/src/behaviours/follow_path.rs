@@ -8,9 +8,13 @@ use super::{
     NoTarget, SteeringBehaviour, TargetState, weight_and_switch_accessors,
     weight_and_switch_builders,
 };
-use crate::Vector;
 use crate::components::Steering;
-use crate::forces::{self, Boid};
+use crate::formulas::{self, Boid};
+use crate::geometry::path::{path_length, point_along_path, project_onto_path, segment};
+use crate::math::{Vector, direction_or_zero, non_negative, position_of};
+use crate::problems::BehaviourKind;
+use crate::schedule::{SteeringSchedule, SteeringSystems};
+use crate::stepping::behaviour::behaviour_plugin;
 use crate::tunable::{DISTANCE, Tunable, WEIGHT};
 
 /// A path: nodes joined by straight segments (its spine), with a radius around them.
@@ -139,14 +143,15 @@ pub enum PathMethod {
 ///   a little further along the path. An agent on the path and heading along it is left alone.
 /// - The last node of a one-way path (and the only node of a one-node path) is *arrived* at, so
 ///   that the follower comes to rest there instead of overshooting it and coming back (the
-///   complaint users of other libraries make): see [`forces::arrive`].
+///   complaint users of other libraries make): see [`arrive`].
 ///
 /// The node index (and a patrol's direction) is state that changes as the agent moves, while
 /// [`SteeringBehaviour::force`] only reads: [`advance_paths`] moves it on in
 /// [`SteeringSystems::Decide`](crate::plugin::SteeringSystems::Decide), before the forces are
 /// computed, and the force is a pure function of the path, that state and the agent. The
-/// geometry is in plain functions usable without an ECS: [`forces::closest_point_on_segment`],
-/// [`forces::project_onto_path`], [`forces::path_target`], [`forces::next_node`].
+/// geometry is in plain functions usable without an ECS:
+/// [`closest_point_on_segment`](crate::geometry::path::closest_point_on_segment),
+/// [`project_onto_path`], [`path_target`], [`next_node`].
 ///
 /// Units, as in the rest of the crate (see the [crate docs](crate)): the tutorial's distances
 /// (node positions, the path radius, the slowing radius) are unchanged. Reynolds' prediction is
@@ -159,7 +164,7 @@ pub enum PathMethod {
 ///
 /// With the tutorial's method, intermediate nodes are sought without arrival (as the tutorial
 /// does), so a follower goes through them at full speed. The last node of a one-way path, and the
-/// only node of a one-node path, is arrived at with [`forces::arrive`]: with the tutorial's
+/// only node of a one-node path, is arrived at with [`arrive`]: with the tutorial's
 /// method once it is the node sought, with Reynolds' once the agent is within the slowing radius
 /// (or the lookahead, if longer) of it along the path.
 ///
@@ -288,15 +293,14 @@ impl FollowPath {
         match self.method {
             PathMethod::Tutorial => {
                 if position.distance(points[current]) <= radius {
-                    (current, forward) =
-                        forces::next_node(self.mode, points.len(), current, forward);
+                    (current, forward) = next_node(self.mode, points.len(), current, forward);
                 }
             }
             PathMethod::Reynolds => {
                 let closed = self.mode == PathMode::Loop;
-                if let Some(projection) = forces::project_onto_path(points, closed, position) {
+                if let Some(projection) = project_onto_path(points, closed, position) {
                     if self.mode == PathMode::PingPong && last > 0 {
-                        let total = forces::path_length(points, false);
+                        let total = path_length(points, false);
                         let remaining = if forward {
                             total - projection.distance_along
                         } else {
@@ -327,39 +331,36 @@ impl FollowPath {
         let current = self.current.min(last);
         let target = points[current];
         if last == 0 || (self.mode == PathMode::OneWay && current == last) {
-            forces::arrive(agent, target, self.slowing_radius)
+            arrive(agent, target, self.slowing_radius)
         } else {
-            forces::seek(agent, target, 0.0)
+            formulas::seek(agent, target, 0.0)
         }
     }
 
     fn reynolds_force(&self, agent: &Boid, points: &[Vector]) -> Result<Vector, NoTarget> {
         let last = points.len() - 1;
         if last == 0 {
-            return Ok(forces::arrive(agent, points[0], self.slowing_radius));
+            return Ok(arrive(agent, points[0], self.slowing_radius));
         }
         let closed = self.mode == PathMode::Loop;
         if self.mode == PathMode::OneWay {
             // The last stretch, measured from where the agent is (not the prediction, which would
             // switch early and cut the path's last corners): arrive at the end.
-            let own =
-                forces::project_onto_path(points, false, agent.position).ok_or(NoTarget::Unset)?;
-            let remaining = forces::path_length(points, false) - own.distance_along;
-            let stretch =
-                forces::non_negative(self.slowing_radius).max(forces::non_negative(self.lookahead));
+            let own = project_onto_path(points, false, agent.position).ok_or(NoTarget::Unset)?;
+            let remaining = path_length(points, false) - own.distance_along;
+            let stretch = non_negative(self.slowing_radius).max(non_negative(self.lookahead));
             if remaining <= stretch {
-                return Ok(forces::arrive(agent, points[last], self.slowing_radius));
+                return Ok(arrive(agent, points[last], self.slowing_radius));
             }
         }
-        let mut predicted = agent.position + agent.velocity * forces::non_negative(self.prediction);
+        let mut predicted = agent.position + agent.velocity * non_negative(self.prediction);
         if !predicted.is_finite() {
             predicted = agent.position;
         }
-        let projection =
-            forces::project_onto_path(points, closed, predicted).ok_or(NoTarget::Unset)?;
+        let projection = project_onto_path(points, closed, predicted).ok_or(NoTarget::Unset)?;
         let forward = self.mode != PathMode::PingPong || self.forward;
         // Near the end of a one-way path, the target stops at the last node.
-        let (target, _) = forces::path_target(
+        let (target, _) = path_target(
             points,
             self.mode,
             forward,
@@ -367,17 +368,17 @@ impl FollowPath {
             self.lookahead,
         )
         .ok_or(NoTarget::NonFinite)?;
-        let (start, end) = forces::segment(points, closed, projection.segment);
-        let mut tangent = forces::direction_or_zero(end - start);
+        let (start, end) = segment(points, closed, projection.segment);
+        let mut tangent = direction_or_zero(end - start);
         if !forward {
             tangent = -tangent;
         }
         let on_path = projection.distance <= effective_radius(self.path.radius);
         if on_path && agent.velocity.dot(tangent) > 0.0 {
             // On track: keep the heading, at full speed (no force once there).
-            Ok(forces::direction_or_zero(agent.velocity) * agent.max_speed - agent.velocity)
+            Ok(direction_or_zero(agent.velocity) * agent.max_speed - agent.velocity)
         } else {
-            Ok(forces::seek(agent, target, 0.0))
+            Ok(formulas::seek(agent, target, 0.0))
         }
     }
 }
@@ -425,7 +426,7 @@ pub fn advance_paths(mut followers: Query<(&mut FollowPath, &Transform)>) {
             if follower.active()
                 && follower
                     .bypass_change_detection()
-                    .advance(transform.translation.truncate())
+                    .advance(position_of(transform))
             {
                 follower.set_changed();
             }
@@ -441,11 +442,116 @@ fn effective_radius(radius: f32) -> f32 {
     }
 }
 
+/// Where Reynolds' method aims from a projection `distance_along` the spine: `lookahead` further
+/// along the path, towards the last node (one way; a patrol going `forward`), wrapping round a
+/// loop, or back towards the first node (a patrol not going `forward`). Also says whether the
+/// target is clamped to the end being headed for (never on a loop). A negative or non-finite
+/// lookahead counts as zero. `None` for an empty path or one whose length overflows.
+pub fn path_target(
+    points: &[Vector],
+    mode: PathMode,
+    forward: bool,
+    distance_along: f32,
+    lookahead: f32,
+) -> Option<(Vector, bool)> {
+    let closed = mode == PathMode::Loop;
+    let total = path_length(points, closed);
+    if points.is_empty() || !total.is_finite() {
+        return None;
+    }
+    let along = if distance_along.is_finite() {
+        distance_along.clamp(0.0, total)
+    } else {
+        0.0
+    };
+    let lookahead = non_negative(lookahead);
+    let (distance, at_end) = if closed {
+        (along + lookahead, false)
+    } else if forward || mode == PathMode::OneWay {
+        let distance = along + lookahead;
+        if distance >= total {
+            (total, true)
+        } else {
+            (distance, false)
+        }
+    } else {
+        let distance = along - lookahead;
+        if distance <= 0.0 {
+            (0.0, true)
+        } else {
+            (distance, false)
+        }
+    };
+    Some((point_along_path(points, closed, distance)?, at_end))
+}
+
+/// The node after `current` on a path of `len` nodes, and the direction after it (`forward` is
+/// read only by [`PathMode::PingPong`]): one way stops at the last node, a loop wraps to the
+/// first, a patrol reverses at either end. A path of one node (or none) stays at node 0.
+pub fn next_node(mode: PathMode, len: usize, current: usize, forward: bool) -> (usize, bool) {
+    let Some(last) = len.checked_sub(1).filter(|&last| last > 0) else {
+        return (0, forward);
+    };
+    let current = current.min(last);
+    match mode {
+        PathMode::OneWay => ((current + 1).min(last), forward),
+        PathMode::Loop => ((current + 1) % len, forward),
+        PathMode::PingPong => match (forward, current) {
+            (true, current) if current < last => (current + 1, true),
+            (true, _) => (last - 1, false),
+            (false, 0) => (1, true),
+            (false, current) => (current - 1, false),
+        },
+    }
+}
+
+/// The factor [`arrive`] puts on seek with arrival: `4 · max_speed / slowing_radius`, at least 1
+/// and at most 10; 1 for a slowing radius that is not positive and finite.
+///
+/// Inside the slowing radius, arrival asks for a speed of `max_speed · distance / slowing_radius`;
+/// with the plain force `desired - velocity` an agent of mass 1 takes about a second to follow the
+/// change, so the default agent overshoots a slowing radius of 100 by about 50 units. With this
+/// factor the approach is critically damped for a mass of 1 (and overdamped for lighter agents),
+/// as long as [`MaxForce`](crate::components::MaxForce) leaves room to brake.
+pub fn arrival_gain(max_speed: f32, slowing_radius: f32) -> f32 {
+    if !(slowing_radius > 0.0 && slowing_radius.is_finite() && max_speed.is_finite()) {
+        return 1.0;
+    }
+    (4.0 * max_speed / slowing_radius).clamp(1.0, 10.0)
+}
+
+/// Arrival at the end of a path, at rest and without overshooting: [`seek`](formulas::seek) with the
+/// slowing radius, times [`arrival_gain`]. A slowing radius that is not positive is plain seek.
+pub fn arrive(boid: &Boid, target: Vector, slowing_radius: f32) -> Vector {
+    formulas::seek(boid, target, slowing_radius) * arrival_gain(boid.max_speed, slowing_radius)
+}
+
+impl BehaviourKind {
+    /// [`FollowPath`].
+    pub const FOLLOW_PATH: Self = Self::of::<FollowPath>();
+}
+
+/// Registers [`FollowPath`], and [`advance_paths`] in [`SteeringSystems::Decide`].
+pub(crate) fn plugin(app: &mut App) {
+    behaviour_plugin::<FollowPath>(app);
+    app.register_type::<Path>()
+        .register_type::<PathMode>()
+        .register_type::<PathMethod>()
+        .add_systems(
+            SteeringSchedule,
+            advance_paths.in_set(SteeringSystems::Decide),
+        );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    use crate::forces::path_tests::{assert_close, boid, l_shape, square, v};
+    use crate::test_support::{EPSILON, assert_close, l_shape, square, v};
+
+    fn boid(position: Vector, velocity: Vector) -> Boid {
+        crate::test_support::boid(position, velocity, 180.0)
+    }
 
     fn no_lookup(_: Entity) -> Option<TargetState> {
         None
@@ -587,5 +693,87 @@ mod tests {
         // On the closing segment, from (100, 100) back to (0, 0): node 0 is ahead.
         looping.advance(v(50.0, 52.0));
         assert_eq!(looping.current, 0);
+    }
+
+    #[test]
+    fn path_target_looks_ahead_in_the_direction_of_travel() {
+        let square = square();
+        // One way: 150 + 40 = 190 along, 90 up the second side: (100, 90).
+        assert_eq!(
+            path_target(&square, PathMode::OneWay, true, 150.0, 40.0),
+            Some((v(100.0, 90.0), false))
+        );
+        // 280 + 40 passes the end (300): the last node, at the end.
+        assert_eq!(
+            path_target(&square, PathMode::OneWay, true, 280.0, 40.0),
+            Some((v(0.0, 100.0), true))
+        );
+        // One way ignores `forward`.
+        assert_eq!(
+            path_target(&square, PathMode::OneWay, false, 280.0, 40.0),
+            Some((v(0.0, 100.0), true))
+        );
+        // A patrol going back: 150 - 40 = 110, 10 up the second side.
+        assert_eq!(
+            path_target(&square, PathMode::PingPong, false, 150.0, 40.0),
+            Some((v(100.0, 10.0), false))
+        );
+        assert_eq!(
+            path_target(&square, PathMode::PingPong, false, 30.0, 40.0),
+            Some((v(0.0, 0.0), true))
+        );
+        // A loop wraps: 380 + 40 = 420, 20 along the first side.
+        assert_eq!(
+            path_target(&square, PathMode::Loop, true, 380.0, 40.0),
+            Some((v(20.0, 0.0), false))
+        );
+        // Bad lookahead counts as zero.
+        assert_eq!(
+            path_target(&square, PathMode::OneWay, true, 50.0, f32::NAN),
+            Some((v(50.0, 0.0), false))
+        );
+        assert_eq!(path_target(&[], PathMode::Loop, true, 0.0, 40.0), None);
+    }
+
+    #[test]
+    fn next_node_stops_wraps_or_reverses() {
+        use PathMode::*;
+        assert_eq!(next_node(OneWay, 3, 0, true), (1, true));
+        assert_eq!(next_node(OneWay, 3, 2, true), (2, true));
+        assert_eq!(next_node(Loop, 3, 2, true), (0, true));
+        assert_eq!(next_node(PingPong, 3, 1, true), (2, true));
+        assert_eq!(next_node(PingPong, 3, 2, true), (1, false));
+        assert_eq!(next_node(PingPong, 3, 1, false), (0, false));
+        assert_eq!(next_node(PingPong, 3, 0, false), (1, true));
+        // Out of range counts as the last node; one node or none stays at 0.
+        assert_eq!(next_node(OneWay, 3, 7, true), (2, true));
+        assert_eq!(next_node(PingPong, 1, 0, true), (0, true));
+        assert_eq!(next_node(Loop, 0, 5, true), (0, true));
+    }
+
+    #[test]
+    fn arrival_gain_is_critical_damping_for_unit_mass_within_bounds() {
+        // 4 · 180 / 100.
+        assert!((arrival_gain(180.0, 100.0) - 7.2).abs() < EPSILON);
+        assert_eq!(arrival_gain(180.0, 1000.0), 1.0);
+        assert_eq!(arrival_gain(180.0, 10.0), 10.0);
+        for bad in [0.0, -5.0, f32::NAN, f32::INFINITY] {
+            assert_eq!(arrival_gain(180.0, bad), 1.0, "{bad}");
+        }
+        // At rest on the target: nothing. Moving 50 units away from it, 100 off: desired 180 · 1
+        // towards it, minus the velocity, times 7.2.
+        assert_eq!(
+            arrive(&boid(v(5.0, 5.0), Vector::ZERO), v(5.0, 5.0), 100.0),
+            Vector::ZERO
+        );
+        assert_close(
+            arrive(&boid(v(0.0, 0.0), v(0.0, -50.0)), v(0.0, 100.0), 100.0),
+            v(0.0, (180.0 + 50.0) * 7.2),
+        );
+        // Inside: 50 away, desired 90.
+        assert_close(
+            arrive(&boid(v(0.0, 0.0), Vector::ZERO), v(50.0, 0.0), 100.0),
+            v(90.0 * 7.2, 0.0),
+        );
     }
 }

@@ -13,265 +13,64 @@
 //! A behaviour with no target (`None`, every targeted behaviour's default) idles: no force, no
 //! warning.
 //!
+//! Each behaviour is a file (or a folder, for wander and flocking) holding everything about it: its
+//! component, its force, its SIMD path where it has one, its system, its registration (a
+//! `plugin` function that [`SteeringPlugin`](crate::SteeringPlugin) adds, one line each, in
+//! priority order) and its tests. The stepping, weights, switches and bad-input handling they share
+//! are in [`stepping`](crate::stepping).
+//!
 //! Your own behaviours implement [`SteeringBehaviour`] and are registered with
 //! [`SteeringAppExt::add_steering_behaviour`](crate::plugin::SteeringAppExt::add_steering_behaviour):
 //! they get the same parallel stepping, weights, switches, bad-input checks, events and gizmos as
 //! the built-in ones.
 
-mod alignment;
-mod avoid_obstacles;
-mod cohesion;
-mod containment;
-mod evade;
-mod flee;
-mod follow_leader;
-mod follow_path;
-mod pursue;
-mod queue;
-mod seek;
-mod separation;
-mod wander;
+pub(crate) mod avoid_obstacles;
+pub(crate) mod containment;
+pub(crate) mod evade;
+pub(crate) mod flee;
+pub(crate) mod flocking;
+pub(crate) mod follow_leader;
+pub(crate) mod follow_path;
+pub(crate) mod pursue;
+pub(crate) mod queue;
+pub(crate) mod seek;
+pub(crate) mod wander;
 
-pub use alignment::Alignment;
-pub(crate) use avoid_obstacles::avoid_obstacles_forces;
-pub use avoid_obstacles::{AvoidObstacles, Threat, apply_avoid_obstacles};
-pub use cohesion::Cohesion;
+pub use avoid_obstacles::{AvoidObstacles, Threat, apply_avoid_obstacles, rebuild_obstacle_index};
 pub use containment::Containment;
 pub use evade::Evade;
 pub use flee::Flee;
+pub use flocking::{
+    Alignment, Cohesion, FlockScratch, FlockingPlugin, Separation, SeparationMethod, apply_flocking,
+};
 pub use follow_leader::FollowLeader;
 pub use follow_path::{FollowPath, Path, PathMethod, PathMode, advance_paths};
 pub use pursue::Pursue;
 pub use queue::{Queue, apply_queue};
-pub(crate) use seek::ArrivalState;
 pub use seek::Seek;
-pub use separation::{Separation, SeparationMethod};
-pub use wander::{Wander, WanderFrame, WanderMethod};
+pub use wander::{Wander, WanderFrame, WanderMethod, apply_wander};
 
-use bevy::ecs::component::Mutable;
-use bevy::ecs::entity::{EntityMapper, MapEntities};
-use bevy::prelude::*;
+pub use crate::stepping::{NeighbourBehaviour, SteeringBehaviour};
+pub use crate::targets::{NoTarget, Target, TargetState, target_state};
 
-use crate::Vector;
-use crate::forces::Boid;
-use crate::spatial::Neighbour;
+use crate::problems::BehaviourKind;
 
-/// A steering behaviour: a component whose force the plugin adds into
-/// [`Steering`](crate::components::Steering) each step, once registered with
-/// [`add_steering_behaviour`](crate::plugin::SteeringAppExt::add_steering_behaviour).
-///
-/// Implement [`force`](Self::force) as a pure function of the agent and its targets; the plugin
-/// does the rest: agents are stepped in parallel, table slice by table slice, in a fixed order among
-/// the behaviours (registration order) so runs are reproducible; the force is multiplied by
-/// [`weight`](Self::weight) and skipped when the behaviour is not [`active`](Self::active); a
-/// non-finite force is dropped and reported as [`Problem::NonFiniteForce`]; a target that is gone
-/// is reported, [forgotten](Self::forget_target) and announced with
-/// [`TargetLost`](crate::events::TargetLost); the debug gizmos draw the force in a colour of its
-/// own.
-///
-/// The component must use table storage (the default): registering one declared with
-/// `#[component(storage = "SparseSet")]` does not compile.
-///
-/// ```
-/// use bevy::prelude::*;
-/// use bevy_steer_core::forces::{self, Boid};
-/// use bevy_steer_core::prelude::*;
-///
-/// /// Circle a point at a distance.
-/// #[derive(Component)]
-/// #[require(Steering)]
-/// struct Orbit {
-///     centre: Vec2,
-///     radius: f32,
-/// }
-///
-/// impl SteeringBehaviour for Orbit {
-///     const NAME: &'static str = "orbit";
-///
-///     fn force(&self, agent: &Boid, _: impl Fn(Entity) -> Option<TargetState>) -> Result<Vec2, NoTarget> {
-///         let out = (agent.position - self.centre).normalize_or_zero();
-///         let on_circle = self.centre + out * self.radius;
-///         // Seek a point a little ahead along the circle.
-///         Ok(forces::seek(agent, on_circle + out.perp() * 40.0, 0.0))
-///     }
-///
-///     // No entity target to forget.
-///     fn forget_target(&mut self) {}
-/// }
-///
-/// App::new()
-///     .add_plugins((MinimalPlugins, SteeringPlugin::default()))
-///     .add_steering_behaviour::<Orbit>();
-/// ```
-///
-/// [`Problem::NonFiniteForce`]: crate::problems::Problem::NonFiniteForce
-pub trait SteeringBehaviour: Component<Mutability = Mutable> {
-    /// The behaviour's name, in warnings, [`BehaviourKind`](crate::problems::BehaviourKind) and
-    /// the gizmos' colour table. Unique among an app's behaviours.
-    const NAME: &'static str;
-
-    /// Factor on the force. Default `1.0`.
-    fn weight(&self) -> f32 {
-        1.0
-    }
-
-    /// Whether the behaviour is switched on. Default `true`.
-    fn enabled(&self) -> bool {
-        true
-    }
-
-    /// Whether the behaviour acts this step: enabled with a weight other than zero.
-    fn active(&self) -> bool {
-        self.enabled() && self.weight() != 0.0
-    }
-
-    /// The unweighted force on `agent`, looking target entities up with `lookup` (best through
-    /// [`target_state`]). `Err` means no force this step, and says why.
-    fn force(
-        &self,
-        agent: &Boid,
-        lookup: impl Fn(Entity) -> Option<TargetState>,
-    ) -> Result<Vector, NoTarget>;
-
-    /// Called once when the target entity [`force`](Self::force) reported as
-    /// [`NoTarget::Missing`] is gone: drop it (the built-in behaviours set their target to `None`),
-    /// so that the behaviour idles until it is given a new one instead of losing the same target
-    /// again every step. A behaviour with no entity target leaves the body empty.
-    fn forget_target(&mut self);
-}
-
-/// A behaviour that steers by the agent's neighbours (flocking): a component whose force the
-/// plugin computes from the agents within [`radius`](Self::radius) and
-/// [`field_of_view`](Self::field_of_view), once registered with
-/// [`add_neighbour_behaviour`](crate::plugin::SteeringAppExt::add_neighbour_behaviour) for a
-/// marker: its neighbours are the other agents with that marker, found through the marker's
-/// [`SpatialIndex`](crate::spatial::SpatialIndex).
-///
-/// Stepping, weights, the switch, bad input and gizmos are shared with the other behaviours, as for
-/// [`SteeringBehaviour`]. A radius that is zero, negative or not finite gives no force and is
-/// reported once as [`Problem::InvalidRadius`](crate::problems::Problem::InvalidRadius).
-pub trait NeighbourBehaviour: Component<Mutability = Mutable> {
-    /// The behaviour's name (see [`SteeringBehaviour::NAME`]).
-    const NAME: &'static str;
-
-    /// Factor on the force. Default `1.0`.
-    fn weight(&self) -> f32 {
-        1.0
-    }
-
-    /// Whether the behaviour is switched on. Default `true`.
-    fn enabled(&self) -> bool {
-        true
-    }
-
-    /// Whether the behaviour acts this step: enabled with a weight other than zero.
-    fn active(&self) -> bool {
-        self.enabled() && self.weight() != 0.0
-    }
-
-    /// How far away other agents count as neighbours.
-    fn radius(&self) -> f32;
-
-    /// The whole angle, in radians, in which the agent sees neighbours, centred on its heading.
-    /// Default a full turn: all round.
-    fn field_of_view(&self) -> f32 {
-        core::f32::consts::TAU
-    }
-
-    /// The unweighted force on `agent` from `neighbours` (those in range and view, in an order
-    /// that does not depend on threads).
-    fn force(&self, agent: &Boid, neighbours: &[Neighbour]) -> Vector;
-}
-
-/// Where a target entity is and how it moves, as the behaviours see it.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct TargetState {
-    /// The target's `Transform` translation.
-    pub position: Vector,
-    /// The target's `Velocity`, or zero when it has none.
-    pub velocity: Vector,
-}
-
-/// Why a behaviour has no force this step.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NoTarget {
-    /// The behaviour has no target (`None`): it idles on purpose.
-    Unset,
-    /// The target entity does not exist (or has no `Transform`).
-    Missing(Entity),
-    /// The target's position or velocity is not finite.
-    NonFinite,
-    /// A neighbour behaviour's radius is zero, negative or not finite: it has no neighbours.
-    InvalidRadius,
-    /// The target entity is the agent itself.
-    Itself,
-}
-
-fn finite(state: TargetState) -> Result<TargetState, NoTarget> {
-    if state.position.is_finite() && state.velocity.is_finite() {
-        Ok(state)
-    } else {
-        Err(NoTarget::NonFinite)
-    }
-}
-
-/// Looks `entity` up with `lookup`: `Unset` for `None`, `Missing` for an entity that is gone,
-/// `NonFinite` for one whose position or velocity is not finite.
-pub fn target_state(
-    entity: Option<Entity>,
-    lookup: impl Fn(Entity) -> Option<TargetState>,
-) -> Result<TargetState, NoTarget> {
-    let entity = entity.ok_or(NoTarget::Unset)?;
-    lookup(entity)
-        .ok_or(NoTarget::Missing(entity))
-        .and_then(finite)
-}
-
-/// What [`Seek`] and [`Flee`] aim at.
-#[derive(Reflect, Clone, Copy, Debug, PartialEq)]
-#[reflect(Debug, PartialEq, Clone)]
-pub enum Target {
-    /// A fixed point in world space.
-    Point(Vector),
-    /// Another entity's current `Transform` translation.
-    Entity(Entity),
-}
-
-impl Target {
-    /// The point this target is at now.
-    pub fn position(
-        self,
-        lookup: impl Fn(Entity) -> Option<TargetState>,
-    ) -> Result<Vector, NoTarget> {
-        match self {
-            Self::Point(point) => finite(TargetState {
-                position: point,
-                velocity: Vector::ZERO,
-            }),
-            Self::Entity(entity) => target_state(Some(entity), lookup),
-        }
-        .map(|state| state.position)
-    }
-}
-
-impl MapEntities for Target {
-    fn map_entities<E: EntityMapper>(&mut self, entity_mapper: &mut E) {
-        if let Self::Entity(entity) = self {
-            *entity = entity_mapper.get_mapped(*entity);
-        }
-    }
-}
-
-impl From<Vector> for Target {
-    fn from(point: Vector) -> Self {
-        Self::Point(point)
-    }
-}
-
-impl From<Entity> for Target {
-    fn from(entity: Entity) -> Self {
-        Self::Entity(entity)
-    }
+impl BehaviourKind {
+    /// The built-in behaviours that act on every agent that has them, in the order their systems
+    /// add forces, which is also their priority order: the order
+    /// [`SteeringPlugin`](crate::SteeringPlugin) adds their plugins in. (The neighbour behaviours
+    /// are registered per marker.)
+    pub const BUILT_IN: [Self; 9] = [
+        Self::AVOID_OBSTACLES,
+        Self::CONTAINMENT,
+        Self::FOLLOW_PATH,
+        Self::WANDER,
+        Self::SEEK,
+        Self::FLEE,
+        Self::PURSUE,
+        Self::EVADE,
+        Self::FOLLOW_LEADER,
+    ];
 }
 
 /// The builders every built-in behaviour has for its `weight` and `enabled` fields.

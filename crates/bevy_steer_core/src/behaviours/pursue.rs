@@ -6,9 +6,10 @@ use super::{
     NoTarget, SteeringBehaviour, TargetState, target_state, weight_and_switch_accessors,
     weight_and_switch_builders,
 };
-use crate::Vector;
 use crate::components::Steering;
-use crate::forces::{self, Boid};
+use crate::formulas::{self, Boid};
+use crate::math::Vector;
+use crate::problems::BehaviourKind;
 use crate::tunable::WEIGHT;
 
 /// Pursue an entity: seek where it will be, predicted from its `Velocity` (a target without one is
@@ -72,7 +73,7 @@ impl SteeringBehaviour for Pursue {
         lookup: impl Fn(Entity) -> Option<TargetState>,
     ) -> Result<Vector, NoTarget> {
         let target = target_state(self.target, lookup)?;
-        Ok(forces::pursue_within(
+        Ok(formulas::pursue_within(
             agent,
             target.position,
             target.velocity,
@@ -83,4 +84,9 @@ impl SteeringBehaviour for Pursue {
     fn forget_target(&mut self) {
         self.target = None;
     }
+}
+
+impl BehaviourKind {
+    /// [`Pursue`].
+    pub const PURSUE: Self = Self::of::<Pursue>();
 }

@@ -2,11 +2,14 @@
 
 use bevy::prelude::*;
 
+use core::marker::PhantomData;
+
 use super::weight_and_switch_builders;
-use crate::Vector;
 use crate::components::{Mass, MaxForce, MaxSpeed, Steering, Velocity};
-use crate::forces::{self, TUTORIAL_FRAME_RATE};
+use crate::formulas::{TUTORIAL_FRAME_RATE, integrate_velocity};
+use crate::math::{Vector, direction_or_zero, length, position_of};
 use crate::problems::{BehaviourKind, Problem, ReportedProblems};
+use crate::schedule::{SteeringSchedule, SteeringSystems};
 use crate::spatial::Neighbours;
 use crate::tunable::{DISTANCE, FRACTION, Tunable, WEIGHT};
 
@@ -161,7 +164,7 @@ impl Queue {
         // Per other agent: the unit direction to it and the speed towards it allowed.
         let limits = others.iter().filter_map(|&(entity, other)| {
             let offset = other - position;
-            let distance = forces::length(offset);
+            let distance = length(offset);
             (distance > 0.0 && distance.is_finite()).then(|| {
                 (
                     entity,
@@ -246,8 +249,8 @@ pub fn apply_queue<M: Component>(
             report(Problem::InvalidRadius(Queue::KIND));
             continue;
         }
-        let position = transform.translation.truncate();
-        let heading = forces::direction_or_zero(velocity.0);
+        let position = position_of(transform);
+        let heading = direction_or_zero(velocity.0);
         let ahead = position + heading * queue.ahead_distance;
         // The agent ahead: the one nearest the look-ahead point among those in front, within
         // 45 degrees of the heading (an agent at rest has no front and waits for nobody; two agents
@@ -283,7 +286,7 @@ pub fn apply_queue<M: Component>(
         };
         // The velocity integration would give, and the agents it could carry this one too near.
         let (mass, max_speed, max_force) = limits;
-        let settled = forces::integrate_velocity(
+        let settled = integrate_velocity(
             velocity.0,
             steering.0,
             mass.0,
@@ -292,7 +295,7 @@ pub fn apply_queue<M: Component>(
             dt,
         );
         near.clear();
-        let reach = space + 2.0 * forces::length(settled) * dt;
+        let reach = space + 2.0 * length(settled) * dt;
         index.for_each_within(position, reach, |other| {
             if other.entity != entity {
                 near.push((other.entity, other.position));
@@ -307,6 +310,35 @@ pub fn apply_queue<M: Component>(
             }
         }
     }
+}
+
+impl BehaviourKind {
+    /// [`Queue`].
+    pub const QUEUE: Self = Self::new("queue");
+}
+
+/// Remembers that [`SteeringAppExt::add_queue`] was called for marker `M`, so that a second call
+/// does not brake the agents twice.
+#[derive(Resource)]
+struct QueueAdded<M: Component>(PhantomData<fn() -> M>);
+
+/// Queues the agents with marker `M` that have [`Queue`], in [`SteeringSystems::Queue`], once
+/// whatever the number of calls: what
+/// [`add_queue`](crate::plugin::SteeringAppExt::add_queue) does.
+pub(crate) fn add_queue<M: Component>(app: &mut App) {
+    if app.world().contains_resource::<QueueAdded<M>>() {
+        return;
+    }
+    app.insert_resource(QueueAdded::<M>(PhantomData))
+        .add_systems(
+            SteeringSchedule,
+            apply_queue::<M>.in_set(SteeringSystems::Queue),
+        );
+}
+
+/// Registers [`Queue`] (each marker's queue is added by [`add_queue`]).
+pub(crate) fn plugin(app: &mut App) {
+    app.register_type::<Queue>();
 }
 
 #[cfg(test)]
@@ -402,7 +434,7 @@ mod tests {
         let first = queue
             .keep_apart(Vector::ZERO, velocity, &others, DT)
             .unwrap();
-        assert!(forces::length(first) <= forces::length(velocity));
+        assert!(length(first) <= length(velocity));
         for _ in 0..others.len() {
             others.rotate_left(1);
             let again = queue.keep_apart(Vector::ZERO, velocity, &others, DT);

@@ -6,9 +6,15 @@ use super::{
     NoTarget, SteeringBehaviour, Target, TargetState, weight_and_switch_accessors,
     weight_and_switch_builders,
 };
-use crate::Vector;
-use crate::components::Steering;
-use crate::forces::{self, Boid};
+use crate::components::{Steering, Velocity};
+use crate::events::{Arrived, announce};
+use crate::formulas::{self, Boid};
+use crate::integration::integrate;
+use crate::math::{Vector, position_of};
+use crate::problems::BehaviourKind;
+use crate::schedule::{SteeringSchedule, SteeringSystems};
+use crate::stepping::behaviour::behaviour_plugin;
+use crate::stepping::{TargetQuery, lookup_target};
 use crate::tunable::{DISTANCE, Tunable, WEIGHT};
 
 /// Seek a target, slowing down inside `slowing_radius` to arrive at rest (seek with arrival).
@@ -106,10 +112,60 @@ impl SteeringBehaviour for Seek {
         lookup: impl Fn(Entity) -> Option<TargetState>,
     ) -> Result<Vector, NoTarget> {
         let target = self.target.ok_or(NoTarget::Unset)?.position(lookup)?;
-        Ok(forces::seek(agent, target, self.slowing_radius))
+        Ok(formulas::seek(agent, target, self.slowing_radius))
     }
 
     fn forget_target(&mut self) {
         self.target = None;
     }
+}
+
+/// Announces [`Arrived`] for every seeker that came within its arrival tolerance of its target at
+/// no more than its arrival speed this step, once until it is farther than the tolerance again.
+pub(crate) fn detect_arrivals(
+    mut commands: Commands,
+    targets: TargetQuery,
+    mut seekers: Query<(Entity, &Seek, &mut ArrivalState, &Transform, &Velocity)>,
+) {
+    for (entity, seek, mut state, transform, velocity) in &mut seekers {
+        let Some(target) = seek.target.filter(|_| seek.active()) else {
+            continue;
+        };
+        let Ok(position) = target.position(|entity| lookup_target(&targets, entity)) else {
+            continue;
+        };
+        let within = position_of(transform).distance(position) <= seek.arrival_tolerance;
+        let arrived = within && velocity.length() <= seek.arrival_speed;
+        if arrived && !state.arrived {
+            announce(
+                &mut commands,
+                Arrived {
+                    entity,
+                    target,
+                    position,
+                },
+            );
+        }
+        // Set while arrived, cleared once outside the tolerance; unchanged in between.
+        let next = arrived || (state.arrived && within);
+        if next != state.arrived {
+            state.arrived = next;
+        }
+    }
+}
+
+impl BehaviourKind {
+    /// [`Seek`].
+    pub const SEEK: Self = Self::of::<Seek>();
+}
+
+/// Registers [`Seek`], and [`detect_arrivals`] after the integration step.
+pub(crate) fn plugin(app: &mut App) {
+    behaviour_plugin::<Seek>(app);
+    app.add_systems(
+        SteeringSchedule,
+        detect_arrivals
+            .after(integrate)
+            .in_set(SteeringSystems::Integrate),
+    );
 }

@@ -2,12 +2,13 @@
 
 use bevy::prelude::*;
 
-use super::{
+use crate::behaviours::{
     NeighbourBehaviour, neighbourhood_accessors, neighbourhood_builders, weight_and_switch_builders,
 };
-use crate::Vector;
 use crate::components::Steering;
-use crate::forces::{self, Boid};
+use crate::formulas::Boid;
+use crate::math::{Vector, direction_or_zero, truncate};
+use crate::problems::BehaviourKind;
 use crate::spatial::Neighbour;
 use crate::tunable::{ANGLE, DISTANCE, FORCE, WEIGHT};
 
@@ -60,9 +61,9 @@ impl Alignment {
     /// The unweighted force from the sum of the neighbours' velocities: what the flocking system's
     /// lanes add up.
     pub(crate) fn force_from_velocities(&self, agent: &Boid, sum_of_velocities: Vector) -> Vector {
-        forces::steer_to_heading(
+        steer_to_heading(
             agent,
-            forces::alignment_from_velocities(sum_of_velocities),
+            alignment_from_velocities(sum_of_velocities),
             self.strength,
         )
     }
@@ -82,4 +83,34 @@ impl NeighbourBehaviour for Alignment {
             neighbours.iter().map(|neighbour| neighbour.velocity).sum(),
         )
     }
+}
+
+/// Alignment as the flocking article writes it: the direction of the neighbours' mean velocity
+/// (that of their sum, which is what is normalised), unit length. Zero with no neighbour or when
+/// their velocities cancel out.
+#[inline]
+pub fn alignment(neighbour_velocities: impl IntoIterator<Item = Vector>) -> Vector {
+    alignment_from_velocities(neighbour_velocities.into_iter().sum())
+}
+
+/// [`alignment`] from the sum of the neighbours' velocities.
+#[inline]
+pub fn alignment_from_velocities(sum_of_velocities: Vector) -> Vector {
+    direction_or_zero(sum_of_velocities)
+}
+
+/// Alignment as a steering force (Reynolds'): the desired velocity along the neighbours' mean
+/// heading at full speed, minus the velocity, at most `strength` long. Zero when there is no
+/// heading to match.
+#[inline]
+pub fn steer_to_heading(boid: &Boid, heading: Vector, strength: f32) -> Vector {
+    if heading == Vector::ZERO {
+        return Vector::ZERO;
+    }
+    truncate(heading * boid.max_speed - boid.velocity, strength)
+}
+
+impl BehaviourKind {
+    /// [`Alignment`].
+    pub const ALIGNMENT: Self = Self::of_neighbour::<Alignment>();
 }

@@ -2,12 +2,13 @@
 
 use bevy::prelude::*;
 
-use super::{
+use crate::behaviours::{
     NeighbourBehaviour, neighbourhood_accessors, neighbourhood_builders, weight_and_switch_builders,
 };
-use crate::Vector;
 use crate::components::Steering;
-use crate::forces::{self, Boid};
+use crate::formulas::{self, Boid};
+use crate::math::{Vector, direction_or_zero, truncate};
+use crate::problems::BehaviourKind;
 use crate::spatial::Neighbour;
 use crate::tunable::{ANGLE, DISTANCE, FORCE, WEIGHT};
 
@@ -62,10 +63,10 @@ impl Cohesion {
     pub(crate) fn force_from_positions(
         &self,
         agent: &Boid,
-        positions: forces::VectorSum,
+        positions: formulas::VectorSum,
     ) -> Vector {
         positions.mean().map_or(Vector::ZERO, |centre| {
-            forces::truncate(forces::seek(agent, centre, self.radius), self.strength)
+            truncate(formulas::seek(agent, centre, self.radius), self.strength)
         })
     }
 }
@@ -81,7 +82,19 @@ impl NeighbourBehaviour for Cohesion {
     fn force(&self, agent: &Boid, neighbours: &[Neighbour]) -> Vector {
         self.force_from_positions(
             agent,
-            forces::VectorSum::of(neighbours.iter().map(|neighbour| neighbour.position)),
+            formulas::VectorSum::of(neighbours.iter().map(|neighbour| neighbour.position)),
         )
     }
+}
+
+/// Cohesion: toward the neighbours' centre, unit length. Zero with no neighbour or when the agent
+/// is at their centre.
+#[inline]
+pub fn cohesion(position: Vector, neighbours: impl IntoIterator<Item = Vector>) -> Vector {
+    formulas::mean(neighbours).map_or(Vector::ZERO, |centre| direction_or_zero(centre - position))
+}
+
+impl BehaviourKind {
+    /// [`Cohesion`].
+    pub const COHESION: Self = Self::of_neighbour::<Cohesion>();
 }

@@ -2,12 +2,13 @@
 
 use bevy::prelude::*;
 
-use super::{
+use crate::behaviours::{
     NeighbourBehaviour, neighbourhood_accessors, neighbourhood_builders, weight_and_switch_builders,
 };
-use crate::Vector;
 use crate::components::Steering;
-use crate::forces::{self, Boid};
+use crate::formulas::Boid;
+use crate::math::{Vector, direction_or_zero, length};
+use crate::problems::BehaviourKind;
 use crate::spatial::Neighbour;
 use crate::tunable::{ANGLE, DISTANCE, FORCE, WEIGHT};
 
@@ -82,7 +83,7 @@ impl Separation {
     /// The unweighted [`SeparationMethod::Mean`] force from the sum of the neighbours' offsets
     /// (`neighbour - agent`): what the flocking system's lanes add up.
     pub(crate) fn force_from_offsets(&self, sum_of_offsets: Vector) -> Vector {
-        forces::separation_from_offsets(sum_of_offsets) * self.strength
+        separation_from_offsets(sum_of_offsets) * self.strength
     }
 }
 
@@ -101,9 +102,60 @@ impl NeighbourBehaviour for Separation {
                 self.force_from_offsets(positions.map(|position| position - agent.position).sum())
             }
             SeparationMethod::ByDistance => {
-                forces::separation_by_distance(agent.position, self.radius, positions)
-                    * self.strength
+                separation_by_distance(agent.position, self.radius, positions) * self.strength
             }
         }
     }
+}
+
+/// Separation as the flocking article, Leader Following and Queue write it: away from the mean
+/// offset of the neighbours at `neighbours`, unit length. Zero with no neighbour, or when they
+/// surround the agent evenly (or sit on it).
+///
+/// The direction of the mean is that of the sum, which is what is normalised: one division fewer.
+#[inline]
+pub fn separation(position: Vector, neighbours: impl IntoIterator<Item = Vector>) -> Vector {
+    separation_from_offsets(
+        neighbours
+            .into_iter()
+            .map(|neighbour| neighbour - position)
+            .sum(),
+    )
+}
+
+/// [`separation`] from the sum of the neighbours' offsets (`neighbour - position`).
+#[inline]
+pub fn separation_from_offsets(sum_of_offsets: Vector) -> Vector {
+    direction_or_zero(-sum_of_offsets)
+}
+
+/// Separation as Reynolds defines it: each neighbour pushes the agent straight away from it, by
+/// `radius / distance` (1 at the edge of the neighbourhood, more the closer it is), and the pushes
+/// add up. A neighbour on the agent's own point has no "away" and pushes nothing (so agents spawned
+/// on one point stay together until something else moves them apart).
+#[inline]
+pub fn separation_by_distance(
+    position: Vector,
+    radius: f32,
+    neighbours: impl IntoIterator<Item = Vector>,
+) -> Vector {
+    neighbours
+        .into_iter()
+        .map(|neighbour| {
+            let away = position - neighbour;
+            let distance = length(away);
+            if distance > 0.0 {
+                // Direction first, then the factor: `away / distance²` would overflow for
+                // neighbours a hair away.
+                direction_or_zero(away) * (radius / distance)
+            } else {
+                Vector::ZERO
+            }
+        })
+        .sum()
+}
+
+impl BehaviourKind {
+    /// [`Separation`].
+    pub const SEPARATION: Self = Self::of_neighbour::<Separation>();
 }

@@ -1,0 +1,446 @@
+//! The system that steps the three flocking rules together: most agents four at a time on SIMD
+//! lanes, in the spatial index's cell order, the rest by a walk of the index; one walk serves all
+//! three rules of an agent.
+
+use core::f32::consts::TAU;
+
+use bevy::platform::sync::RwLock;
+use bevy::prelude::*;
+use bevy::tasks::ComputeTaskPool;
+
+use super::lanes::{self, FlockAgent};
+use super::{Alignment, Cohesion, Separation, SeparationMethod};
+use crate::components::{MaxSpeed, Steering, Velocity};
+use crate::formulas::Boid;
+use crate::math::Vector;
+use crate::math::grid::CellBox;
+use crate::math::lanes::LANES;
+use crate::problems::{BehaviourKind, Finding, ReportedProblems, record};
+use crate::spatial::{Neighbours, SpatialIndex};
+use crate::stepping::NeighbourBehaviour;
+use crate::stepping::columns::{AgentColumns, BudgetColumns, chunked, log_not_dense, settle};
+use crate::stepping::jobs::{MIN_QUERYING_AGENTS_PER_JOB, agents_per_job, read, run_phases, write};
+use crate::stepping::neighbours::{NeighbourScratch, neighbourhood_radius};
+
+type FlockAgents<'w, 's, M> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        Option<&'static Separation>,
+        Option<&'static Alignment>,
+        Option<&'static Cohesion>,
+        &'static Transform,
+        &'static Velocity,
+        &'static MaxSpeed,
+        &'static mut Steering,
+        &'static mut ReportedProblems,
+        BudgetColumns,
+    ),
+    (
+        With<M>,
+        Or<(With<Separation>, With<Alignment>, With<Cohesion>)>,
+    ),
+>;
+
+/// The rule of the agent `row` rows into a job, when the agent has it and it is active.
+#[inline]
+fn active_rule<B: NeighbourBehaviour>(rules: Option<&[B]>, row: usize) -> Option<&B> {
+    rules.map(|rules| &rules[row]).filter(|rule| rule.active())
+}
+
+/// A job's columns of flocking rules.
+type FlockColumns<'a> = (
+    Option<&'a [Separation]>,
+    Option<&'a [Alignment]>,
+    Option<&'a [Cohesion]>,
+);
+
+/// The active flocking rules of one agent.
+type FlockRules<'a> = (
+    Option<&'a Separation>,
+    Option<&'a Alignment>,
+    Option<&'a Cohesion>,
+);
+
+/// The active rules of the agent `row` rows into a job.
+#[inline]
+fn rules_at<'a>(
+    (separations, alignments, cohesions): &FlockColumns<'a>,
+    row: usize,
+) -> FlockRules<'a> {
+    (
+        active_rule(*separations, row),
+        active_rule(*alignments, row),
+        active_rule(*cohesions, row),
+    )
+}
+
+/// The agent as [`lanes::flock_sums`] and [`lanes::flock_forces`] take it, when its rules need
+/// nothing the lanes leave out: the agent's position and velocity are finite; every active rule
+/// has a valid radius, sees all round and has a finite strength and weight; alignment's and
+/// cohesion's strengths are not negative; separation takes the mean. `None` sends the agent down
+/// the scalar walk, which handles everything.
+#[inline]
+fn flock_agent(agent: &Boid, (separation, alignment, cohesion): FlockRules) -> Option<FlockAgent> {
+    /// Puts `rule` (the `index`th) on `record`, or answers `false` when the lanes cannot take it.
+    fn take<B: NeighbourBehaviour>(
+        record: &mut FlockAgent,
+        index: usize,
+        rule: Option<&B>,
+        strength: impl Fn(&B) -> f32,
+        truncates: bool,
+    ) -> bool {
+        let Some(rule) = rule else {
+            return true;
+        };
+        let (radius, strength, weight) = (rule.radius(), strength(rule), rule.weight());
+        let valid = neighbourhood_radius(rule).is_ok()
+            && rule.field_of_view() >= TAU
+            && strength.is_finite()
+            && weight.is_finite()
+            && (!truncates || strength.is_sign_positive());
+        record.radii[index] = radius;
+        record.strengths[index] = strength;
+        record.weights[index] = weight;
+        valid
+    }
+    let mut record = FlockAgent {
+        position: agent.position,
+        velocity: agent.velocity,
+        max_speed: agent.max_speed,
+        radii: [f32::NAN; 3],
+        strengths: [0.0; 3],
+        weights: [0.0; 3],
+        // Set once the agent is found in the index.
+        slot: 0,
+    };
+    let valid = agent.position.is_finite()
+        && agent.velocity.is_finite()
+        && separation.is_none_or(|rule| rule.method == SeparationMethod::Mean)
+        && take(&mut record, 0, separation, |rule| rule.strength, false)
+        && take(&mut record, 1, alignment, |rule| rule.strength, true)
+        && take(&mut record, 2, cohesion, |rule| rule.strength, true);
+    // An agent with no rule on is left to the walk, which has nothing to do either.
+    (valid && record.reach() > 0.0).then_some(record)
+}
+
+/// What the lanes made of one agent: its rules' weighted forces (separation, alignment, cohesion),
+/// when finishing them needed none of the scalar path's special cases. One aligned half cache line,
+/// read once per step out of order.
+#[derive(Clone, Copy, Debug)]
+#[repr(align(32))]
+struct FlockOutcome {
+    forces: [Vector; 3],
+    /// Bit `i` set: the agent has the `i`th rule on. [`FlockOutcome::WALK`] set: the forces are
+    /// not valid, and the agent walks the index instead.
+    rules: u32,
+}
+
+impl FlockOutcome {
+    const WALK: u32 = 1 << 3;
+
+    /// An agent that walks the index.
+    const WALKER: Self = Self {
+        forces: [Vector::ZERO; 3],
+        rules: Self::WALK,
+    };
+}
+
+/// A table job's agents as the lanes take them.
+#[derive(Default)]
+struct JobAgents {
+    /// Where each agent's outcome will be, in the job's order: its slot job, and its slot's place
+    /// among that job's; `None` for one the lanes leave to the scalar walk.
+    outcome_at: Vec<Option<(u32, u32)>>,
+    /// The agents on the lanes, one list for each slot job (a run of the index's slots), each in
+    /// the job's order: the slot job then reads its lists whole, rather than each agent from
+    /// wherever it is.
+    by_slot_job: Vec<Vec<FlockAgent>>,
+    /// What the lanes made of each agent, in the job's order: gathered in the last phase.
+    outcomes: Vec<FlockOutcome>,
+    /// The problems the last phase found.
+    found: Vec<Finding>,
+}
+
+/// A slot job's agents on the lanes, and what the lanes made of them, in the index's order.
+#[derive(Default)]
+struct SlotAgents {
+    agents: Vec<FlockAgent>,
+    /// One for each of the job's slots.
+    outcomes: Vec<FlockOutcome>,
+}
+
+/// In [`SlotAgents::agents`] while they are put in order, a slot with no agent on the lanes.
+const NO_SLOT: u32 = u32::MAX;
+
+/// Where [`apply_flocking`] keeps its lanes' work between its phases, and its largest buffers
+/// from step to step. Each phase's items lock what they write; nothing is locked by two at once
+/// but for reading.
+#[derive(Default)]
+pub struct FlockScratch {
+    /// One for each table job.
+    jobs: Vec<RwLock<JobAgents>>,
+    /// One for each slot job.
+    slot_jobs: Vec<RwLock<SlotAgents>>,
+}
+
+/// Fills `outcomes`, whose first is the index's slot `first_slot`, with what the lanes make of the
+/// `agents`, given in the index's order: groups of up to [`LANES`] agents, cut where a
+/// group's cells would grow by more than a third over its widest agent's.
+fn step_flock_slots<M>(
+    index: &SpatialIndex<M>,
+    first_slot: usize,
+    agents: &[FlockAgent],
+    outcomes: &mut [FlockOutcome],
+) {
+    let flush = |group: &[FlockAgent], cells, outcomes: &mut [FlockOutcome]| {
+        let forces = lanes::flock_forces(group, &lanes::flock_sums(index, cells, group));
+        for (lane, agent) in group.iter().enumerate() {
+            outcomes[agent.slot as usize - first_slot] = match forces.lane(lane) {
+                Some(forces) => FlockOutcome {
+                    forces,
+                    rules: (0..3)
+                        .filter(|&rule| agent.has_rule(rule))
+                        .map(|rule| 1 << rule)
+                        .sum(),
+                },
+                None => FlockOutcome::WALKER,
+            };
+        }
+    };
+    // The group is `agents[start..next]`, within `cells`, the widest agent's `widest` cells.
+    let mut start = 0;
+    let mut group: Option<(CellBox, usize)> = None;
+    for (next, agent) in agents.iter().enumerate() {
+        let Some(cells) = index.cell_box(agent.position, agent.reach()) else {
+            // No cell in reach: the walk finds no neighbour either.
+            outcomes[agent.slot as usize - first_slot] = FlockOutcome::WALKER;
+            if let Some((cells, _)) = group.take() {
+                flush(&agents[start..next], cells, outcomes);
+            }
+            start = next + 1;
+            continue;
+        };
+        if let Some((joint, widest)) = group {
+            let union = joint.union(cells);
+            let widest = widest.max(cells.area());
+            if next - start < LANES && union.area() * 3 <= widest * 4 {
+                group = Some((union, widest));
+                continue;
+            }
+            flush(&agents[start..next], joint, outcomes);
+        }
+        start = next;
+        group = Some((cells, cells.area()));
+    }
+    if let Some((cells, _)) = group {
+        flush(&agents[start..], cells, outcomes);
+    }
+}
+
+/// Adds the weighted forces of [`Separation`], [`Alignment`] and [`Cohesion`], in that order, for
+/// every agent with marker `M`, from its neighbours in [`SpatialIndex<M>`]: the system
+/// [`FlockingPlugin`](super::FlockingPlugin) schedules.
+///
+/// Each rule's neighbours are those within its own radius and field of view, the agent itself
+/// left out, in the index's order, so the forces are the very ones the three rules registered one
+/// by one give; bad radii are reported the same way.
+///
+/// Most agents are stepped in three phases (in one scope of the compute pool, which wakes its
+/// threads once rather than once a phase), so that the neighbour sums, which cost the most, are
+/// made in the index's (cell) order rather than the tables' (scattered) one: their positions and
+/// rules are read in table order; their neighbours are added up and their forces worked out in
+/// the index's order, four agents of neighbouring cells at a time on SIMD lanes, one pass over
+/// the cells serving the four; the forces are settled in table order. An agent the lanes leave
+/// out walks the index on its own, over the widest of its rules' radii, each rule keeping its own
+/// neighbours from the walk: one whose rules need a special case (a field of view, the separation
+/// by distance, a bad radius, a strength or weight that is not finite, a negative strength of
+/// alignment or cohesion), whose position or velocity is not finite, which is not in the index
+/// (or is in it twice), with no cell in reach, or whose forces need one of the scalar functions'
+/// special cases (a square that under- or overflows, a speed limit that is not finite). Both give
+/// the same bits.
+pub fn apply_flocking<M: Component>(
+    index: Neighbours<M>,
+    mut agents: FlockAgents<M>,
+    mut scratch: Local<FlockScratch>,
+    mut logged_not_dense: Local<bool>,
+) {
+    let Some(index) = index.index() else {
+        return;
+    };
+    let Ok(tables) = agents.contiguous_iter_mut() else {
+        return log_not_dense(&mut logged_not_dense, "flocking");
+    };
+    let mut tables: Vec<_> = tables.collect();
+    let mut jobs = Vec::new();
+    for (
+        table,
+        (
+            entities,
+            separations,
+            alignments,
+            cohesions,
+            transforms,
+            velocities,
+            max_speeds,
+            steering,
+            problems,
+            budgets,
+        ),
+    ) in tables.iter_mut().enumerate()
+    {
+        let columns = AgentColumns::new(transforms, velocities, max_speeds, problems, *budgets);
+        let steering = steering.bypass_change_detection();
+        let per_job = agents_per_job(steering.len(), MIN_QUERYING_AGENTS_PER_JOB);
+        for (rows, steering) in chunked(table, per_job, steering) {
+            let range = rows.range();
+            let rules = (
+                separations.map(|rules| &rules[range.clone()]),
+                alignments.map(|rules| &rules[range.clone()]),
+                cohesions.map(|rules| &rules[range.clone()]),
+            );
+            jobs.push((
+                rows,
+                &entities[range.clone()],
+                rules,
+                columns.rows(range),
+                steering,
+            ));
+        }
+    }
+    if jobs.is_empty() {
+        return;
+    }
+    // Phase 0, by table job: the agents that go on the lanes, and their slots, row by row, sorted
+    // by the slot job that will step them. Phase 1, by slot job: the lanes' forces. Phase 2, by
+    // table job: the forces settled, or walked for the agents the lanes left out.
+    let slots_per_job = agents_per_job(index.len(), MIN_QUERYING_AGENTS_PER_JOB);
+    let slot_jobs = index.len().div_ceil(slots_per_job);
+    let scratch = &mut *scratch;
+    scratch.jobs.resize_with(jobs.len(), RwLock::default);
+    scratch.slot_jobs.resize_with(slot_jobs, RwLock::default);
+    let FlockScratch {
+        jobs: job_agents,
+        slot_jobs: slot_agents,
+    } = &*scratch;
+    let jobs: Vec<_> = jobs.into_iter().map(RwLock::new).collect();
+    let kinds = [
+        BehaviourKind::of_neighbour::<Separation>(),
+        BehaviourKind::of_neighbour::<Alignment>(),
+        BehaviourKind::of_neighbour::<Cohesion>(),
+    ];
+    let items = [jobs.len(), slot_jobs, jobs.len()];
+    run_phases(ComputeTaskPool::get(), items, |phase, item| match phase {
+        0 => {
+            let job = read(&jobs[item]);
+            let (rows, entities, rules, columns, _) = &*job;
+            let mut lists = write(&job_agents[item]);
+            let JobAgents {
+                outcome_at,
+                by_slot_job,
+                ..
+            } = &mut *lists;
+            outcome_at.clear();
+            by_slot_job.resize_with(slot_jobs, Vec::new);
+            by_slot_job.iter_mut().for_each(Vec::clear);
+            for row in 0..rows.len {
+                let record =
+                    flock_agent(&columns.boid(row), rules_at(rules, row)).and_then(|mut record| {
+                        record.slot = index.slot_of(entities[row])? as u32;
+                        Some(record)
+                    });
+                outcome_at.push(record.map(|record| {
+                    let slot_job = record.slot as usize / slots_per_job;
+                    by_slot_job[slot_job].push(record);
+                    let place = record.slot as usize - slot_job * slots_per_job;
+                    (slot_job as u32, place as u32)
+                }));
+            }
+        }
+        1 => {
+            // Each list read whole, each agent put at its slot (within the job's, a few hundred
+            // kilobytes), then the slots without one dropped.
+            let first_slot = item * slots_per_job;
+            let slots = slots_per_job.min(index.len() - first_slot);
+            let mut slot_job = write(&slot_agents[item]);
+            let SlotAgents { agents, outcomes } = &mut *slot_job;
+            let absent = FlockAgent {
+                slot: NO_SLOT,
+                ..FlockAgent::default()
+            };
+            agents.clear();
+            agents.resize(slots, absent);
+            for lists in job_agents {
+                for record in &read(lists).by_slot_job[item] {
+                    agents[record.slot as usize - first_slot] = *record;
+                }
+            }
+            agents.retain(|record| record.slot != NO_SLOT);
+            outcomes.clear();
+            outcomes.resize(slots, FlockOutcome::WALKER);
+            step_flock_slots(index, first_slot, agents, outcomes);
+        }
+        _ => {
+            let mut job = write(&jobs[item]);
+            let (rows, entities, rules, columns, steering) = &mut *job;
+            let mut lists = write(&job_agents[item]);
+            let JobAgents {
+                outcome_at,
+                outcomes,
+                found,
+                ..
+            } = &mut *lists;
+            let slot_jobs: Vec<_> = slot_agents.iter().map(read).collect();
+            // Gathered in a loop of their own, whose loads overlap.
+            outcomes.clear();
+            outcomes.extend(outcome_at.iter().map(|at| {
+                at.map_or(FlockOutcome::WALKER, |(slot_job, place)| {
+                    slot_jobs[slot_job as usize].outcomes[place as usize]
+                })
+            }));
+            found.clear();
+            let mut walk = NeighbourScratch::default();
+            for (row, &outcome) in outcomes.iter().enumerate() {
+                let forces = if outcome.rules & FlockOutcome::WALK == 0 {
+                    core::array::from_fn(|rule| {
+                        (outcome.rules >> rule & 1 == 1).then_some(Ok(outcome.forces[rule]))
+                    })
+                } else {
+                    let agent = columns.boid(row);
+                    let (separation, alignment, cohesion) = rules_at(rules, row);
+                    let reach = [
+                        separation.and_then(|rule| neighbourhood_radius(rule).ok()),
+                        alignment.and_then(|rule| neighbourhood_radius(rule).ok()),
+                        cohesion.and_then(|rule| neighbourhood_radius(rule).ok()),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .reduce(f32::max);
+                    if let Some(reach) = reach {
+                        walk.walk(index, &agent, entities[row], reach);
+                    }
+                    [
+                        separation.map(|rule| walk.force(rule, &agent)),
+                        alignment.map(|rule| walk.force(rule, &agent)),
+                        cohesion.map(|rule| walk.force(rule, &agent)),
+                    ]
+                };
+                let agent_row = columns.agent(*rows, row);
+                for (force, kind) in forces.into_iter().zip(kinds) {
+                    if let Some(force) = force {
+                        settle(force, kind, &mut steering[row], agent_row, found);
+                    }
+                }
+            }
+        }
+    });
+    // The jobs borrow the tables' problem columns, written below.
+    drop(jobs);
+    for lists in job_agents {
+        for finding in read(lists).found.iter().cloned() {
+            let (entities, .., problems, _) = &mut tables[finding.table];
+            record(problems, entities[finding.row], finding);
+        }
+    }
+}

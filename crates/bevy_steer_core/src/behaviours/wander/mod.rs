@@ -1,0 +1,362 @@
+//! Wander: the circle method and the random-target method.
+
+use core::any::TypeId;
+
+use bevy::prelude::*;
+use rand::RngExt;
+
+mod circle;
+mod lanes;
+
+pub use circle::{WanderFrame, next_wander_angle, wander_displacement_direction};
+
+use super::weight_and_switch_builders;
+use crate::components::{MaxSpeed, Steering, Velocity};
+use crate::formulas::{self, Boid};
+use crate::math::lanes::{LANES, VectorLanes, groups, lanes_of};
+use crate::math::{Vector, direction_or_zero};
+use crate::problems::{BehaviourKind, ReportedProblems, record};
+use crate::rng::SteeringRng;
+use crate::stepping::boid;
+use crate::stepping::columns::{AgentColumns, BudgetColumns, chunked, log_not_dense, settle};
+use crate::stepping::jobs::{MIN_AGENTS_PER_JOB, agents_per_job, run_jobs};
+use crate::stepping::registry::register_behaviour;
+use crate::tunable::{ANGLE, Tunable, WEIGHT};
+
+/// How [`Wander`] picks its force.
+#[derive(Reflect, Clone, Copy, Debug, Default, PartialEq)]
+#[reflect(Default, Debug, PartialEq, Clone)]
+pub enum WanderMethod {
+    /// Reynolds' circle in front of the agent (the tutorial's main method). Uses the circle
+    /// distance, circle radius, angle change and angle.
+    #[default]
+    Circle,
+    /// The tutorial's first approach: seek (without arrival) a random point of `area`, drawn anew
+    /// every `interval` seconds. Simpler, but the agent sometimes turns right round ("Damn, I forgot
+    /// my keys!").
+    RandomTarget {
+        /// Where targets are drawn, in world space.
+        area: Rect,
+        /// Seconds between targets. A value that is not positive draws a new target every step.
+        interval: f32,
+        /// The current target.
+        target: Vector,
+        /// Seconds until the next target is drawn.
+        time_left: f32,
+    },
+}
+
+impl WanderMethod {
+    /// A random target in `area`, redrawn every `interval` seconds; the first is drawn on the first
+    /// step.
+    pub fn random_target(area: Rect, interval: f32) -> Self {
+        Self::RandomTarget {
+            area,
+            interval,
+            target: area.center(),
+            time_left: 0.0,
+        }
+    }
+}
+
+/// Wander: a random walk that stays smooth.
+///
+/// The circle method: a circle `circle_distance` ahead along the velocity; the force points from
+/// the agent to a point of the circle at `angle` (measured in [`frame`](Self::frame)); after each
+/// step the angle changes by a random amount in `[-angle_change / 2, angle_change / 2]` (per
+/// tutorial frame of 1/60 s; see [`next_wander_angle`]).
+///
+/// Circle distance and radius are force magnitudes (units per second squared for a mass of 1): the
+/// greater they are, the stronger the push each step. The randomness comes from the agent's
+/// [`SteeringRng`], seeded from [`SteeringSeed`](crate::rng::SteeringSeed) and the entity.
+///
+/// The wander system's own update of `angle` each step does not mark the component changed, so
+/// `Changed<Wander>` means that something else (your code, the tuning panel) changed it.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Default, Debug, PartialEq, Clone)]
+#[require(Steering, SteeringRng)]
+pub struct Wander {
+    /// Distance of the circle's centre ahead of the agent (a force magnitude). Default `90.0`.
+    #[reflect(@Tunable::logarithmic(0.0, 2000.0))]
+    pub circle_distance: f32,
+    /// Radius of the circle (a force magnitude). Default `180.0`.
+    #[reflect(@Tunable::logarithmic(0.0, 2000.0))]
+    pub circle_radius: f32,
+    /// Largest total swing of the angle per tutorial frame, in radians. Default `1.0`.
+    #[reflect(@ANGLE)]
+    pub angle_change: f32,
+    /// The current wander angle, in radians, in `[-PI, PI)`.
+    pub angle: f32,
+    /// Which way `angle` is measured.
+    pub frame: WanderFrame,
+    /// Circle (default) or random target.
+    pub method: WanderMethod,
+    /// Factor on the force. Default `1.0`.
+    #[reflect(@WEIGHT)]
+    pub weight: f32,
+    /// Whether the behaviour acts. Default `true`.
+    pub enabled: bool,
+}
+
+impl Default for Wander {
+    fn default() -> Self {
+        Self {
+            circle_distance: 90.0,
+            circle_radius: 180.0,
+            angle_change: 1.0,
+            angle: 0.0,
+            frame: WanderFrame::World,
+            method: WanderMethod::Circle,
+            weight: 1.0,
+            enabled: true,
+        }
+    }
+}
+
+impl Wander {
+    /// Sets the circle distance and radius.
+    pub fn with_circle(mut self, circle_distance: f32, circle_radius: f32) -> Self {
+        self.circle_distance = circle_distance;
+        self.circle_radius = circle_radius;
+        self
+    }
+
+    /// Sets the angle change.
+    pub fn with_angle_change(mut self, angle_change: f32) -> Self {
+        self.angle_change = angle_change;
+        self
+    }
+
+    /// Sets the starting angle.
+    pub fn with_angle(mut self, angle: f32) -> Self {
+        self.angle = angle;
+        self
+    }
+
+    /// Sets the frame the angle is measured in.
+    pub fn with_frame(mut self, frame: WanderFrame) -> Self {
+        self.frame = frame;
+        self
+    }
+
+    /// Sets the method.
+    pub fn with_method(mut self, method: WanderMethod) -> Self {
+        self.method = method;
+        self
+    }
+}
+
+weight_and_switch_builders!(Wander);
+
+impl Wander {
+    /// Whether the behaviour acts this step: enabled with a weight other than zero.
+    pub fn active(&self) -> bool {
+        self.enabled && self.weight != 0.0
+    }
+
+    /// The unweighted force of the current state, without changing it: what
+    /// [`step`](Self::step) returns, and what the debug gizmos draw.
+    #[inline]
+    pub fn force(&self, boid: &Boid) -> Vector {
+        match self.method {
+            WanderMethod::Circle => wander_circle(
+                boid.velocity,
+                self.circle_distance,
+                self.circle_radius,
+                self.displacement_direction(boid.velocity),
+            ),
+            WanderMethod::RandomTarget { target, .. } => formulas::seek(boid, target, 0.0),
+        }
+    }
+
+    /// The unit direction of the circle method's displacement for an agent moving at `velocity`.
+    #[inline]
+    pub fn displacement_direction(&self, velocity: Vector) -> Vector {
+        wander_displacement_direction(self.angle, self.frame, velocity)
+    }
+
+    /// One step of `dt` seconds: returns the unweighted force and moves the random state on, in
+    /// the tutorial's order (the circle method uses the angle, then changes it; the random-target
+    /// method draws a new target when its time is up, then seeks it).
+    #[inline]
+    pub fn step(&mut self, boid: &Boid, rng: &mut SteeringRng, dt: f32) -> Vector {
+        if let WanderMethod::RandomTarget {
+            area,
+            interval,
+            target,
+            time_left,
+        } = &mut self.method
+        {
+            *time_left -= dt;
+            if *time_left <= 0.0 {
+                *target = point_in_area(*area, rng.random(), rng.random());
+                *time_left = interval.max(0.0);
+            }
+            return self.force(boid);
+        }
+        let force = self.force(boid);
+        self.turn(rng, dt);
+        force
+    }
+
+    /// The circle method's change of angle after a step of `dt` seconds.
+    #[inline]
+    pub(crate) fn turn(&mut self, rng: &mut SteeringRng, dt: f32) {
+        self.angle = next_wander_angle(self.angle, self.angle_change, rng.random(), dt);
+    }
+
+    /// Whether this is the circle method with the angle in the world frame, the case the wander
+    /// system steps four agents at a time.
+    pub(crate) fn is_world_circle(&self) -> bool {
+        matches!(self.method, WanderMethod::Circle) && self.frame == WanderFrame::World
+    }
+}
+
+/// The wander force by the circle method: the circle's centre, `circle_distance` ahead along the
+/// velocity, plus the displacement, `circle_radius` long along `displacement_direction`.
+///
+/// An agent at rest has no "ahead": its circle is centred on it, so the displacement alone starts it
+/// moving.
+#[inline]
+pub fn wander_circle(
+    velocity: Vector,
+    circle_distance: f32,
+    circle_radius: f32,
+    displacement_direction: Vector,
+) -> Vector {
+    direction_or_zero(velocity) * circle_distance + displacement_direction * circle_radius
+}
+
+/// A point of `area` from two numbers in `[0, 1)`: where the random-target wander places its target.
+pub fn point_in_area(area: Rect, random_x: f32, random_y: f32) -> Vector {
+    area.min + area.size() * Vector::new(random_x, random_y)
+}
+
+impl BehaviourKind {
+    /// [`Wander`].
+    pub const WANDER: Self = Self::new("wander");
+}
+
+/// Adds every wanderer's weighted wander force and moves its random state on by one step, except for
+/// wanderers whose weight is zero.
+pub fn apply_wander(
+    time: Res<Time>,
+    mut agents: Query<(
+        Entity,
+        &mut Wander,
+        &mut SteeringRng,
+        &Transform,
+        &Velocity,
+        &MaxSpeed,
+        &mut Steering,
+        &mut ReportedProblems,
+        BudgetColumns,
+    )>,
+    mut logged_not_dense: Local<bool>,
+) {
+    let dt = time.delta_secs();
+    let Ok(tables) = agents.contiguous_iter_mut() else {
+        return log_not_dense(&mut logged_not_dense, "wander");
+    };
+    let mut tables: Vec<_> = tables.collect();
+    let mut jobs = Vec::new();
+    for (
+        table,
+        (_, wanders, rngs, transforms, velocities, max_speeds, steering, problems, budgets),
+    ) in tables.iter_mut().enumerate()
+    {
+        let columns = AgentColumns::new(transforms, velocities, max_speeds, problems, *budgets);
+        // Steering, the random state and the wander angle are the plugin's own per-step scratch:
+        // marking them changed every step would tell no system anything.
+        let wanders = wanders.bypass_change_detection();
+        let rngs = rngs.bypass_change_detection();
+        let per_job = agents_per_job(wanders.len(), MIN_AGENTS_PER_JOB);
+        for ((rows, wanders), (rngs, steering)) in chunked(table, per_job, wanders).zip(
+            rngs.chunks_mut(per_job)
+                .zip(steering.bypass_change_detection().chunks_mut(per_job)),
+        ) {
+            let range = rows.range();
+            jobs.push((rows, wanders, rngs, columns.rows(range), steering));
+        }
+    }
+    let findings = run_jobs(jobs, |(rows, wanders, rngs, columns, steering), found| {
+        for (start, group) in groups(rows.len) {
+            let on_lanes = (group.len() == LANES
+                && wanders[group.clone()].iter().all(Wander::is_world_circle))
+            .then(|| {
+                lanes::wander_circle_lanes(
+                    VectorLanes::from_fn(|lane| columns.velocities[start + lane].0),
+                    [
+                        lanes_of(wanders, start, |wander| wander.circle_distance),
+                        lanes_of(wanders, start, |wander| wander.circle_radius),
+                        lanes_of(wanders, start, |wander| wander.angle),
+                    ],
+                )
+            })
+            .flatten();
+            for row in group {
+                let wander = &mut wanders[row];
+                if !wander.active() {
+                    continue;
+                }
+                let force = match on_lanes {
+                    Some(forces) => {
+                        wander.turn(&mut rngs[row], dt);
+                        forces.lane(row - start)
+                    }
+                    None => wander.step(&columns.boid(row), &mut rngs[row], dt),
+                };
+                let agent = columns.agent(rows, row);
+                let weighted = Ok(force * wander.weight);
+                settle(
+                    weighted,
+                    BehaviourKind::WANDER,
+                    &mut steering[row],
+                    agent,
+                    found,
+                );
+            }
+        }
+    });
+    for finding in findings {
+        let (entities, .., problems, _) = &mut tables[finding.table];
+        record(problems, entities[finding.row], finding);
+    }
+}
+
+fn wander_forces(world: &mut World, forces: &mut Vec<(Vector, Vector)>) {
+    let mut agents = world.query::<(&Wander, &Transform, &Velocity, &MaxSpeed)>();
+    for (wander, transform, velocity, max_speed) in agents.query(world) {
+        if wander.active() {
+            let agent = boid(transform, velocity, max_speed);
+            forces.push((agent.position, wander.force(&agent) * wander.weight));
+        }
+    }
+}
+
+/// Registers [`Wander`], stepped by [`apply_wander`] (four wanderers at a time where it can).
+pub(crate) fn plugin(app: &mut App) {
+    app.register_type::<Wander>()
+        .register_type::<WanderFrame>()
+        .register_type::<WanderMethod>();
+    register_behaviour(
+        app,
+        BehaviourKind::WANDER,
+        [TypeId::of::<Wander>(); 2],
+        (wander_forces, None),
+        apply_wander,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::assert_close;
+
+    #[test]
+    fn random_target_point_lies_in_the_area() {
+        let area = Rect::new(-10.0, 0.0, 30.0, 20.0);
+        assert_close(point_in_area(area, 0.0, 0.0), Vec2::new(-10.0, 0.0));
+        assert_close(point_in_area(area, 0.5, 0.25), Vec2::new(10.0, 5.0));
+    }
+}

@@ -1,0 +1,270 @@
+//! Obstacle shapes (2D only): discs, axis-aligned boxes and wall segments, with the distances,
+//! normals and first contacts that obstacle avoidance and containment steer by.
+
+use bevy::prelude::*;
+
+use super::path::closest_point_on_segment;
+use crate::math::{Vector, direction_or_zero};
+
+/// The shape of an [`Obstacle`](crate::obstacles::Obstacle), relative to its `Transform`'s translation.
+#[derive(Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Debug, PartialEq, Clone)]
+pub enum ObstacleShape {
+    /// A disc of this radius round the translation.
+    Circle {
+        /// The radius.
+        radius: f32,
+    },
+    /// An axis-aligned box centred on the translation.
+    Box {
+        /// Half the box's width and height.
+        half_size: Vector,
+    },
+    /// A wall: the segment from the translation to the translation plus `end`, of no thickness
+    /// (agents keep their own clearance from it).
+    Segment {
+        /// The far end, relative to the translation.
+        end: Vector,
+    },
+}
+
+impl Default for ObstacleShape {
+    fn default() -> Self {
+        Self::Circle { radius: 25.0 }
+    }
+}
+
+impl ObstacleShape {
+    /// Whether the shape's sizes are finite and not negative.
+    pub fn is_valid(self) -> bool {
+        match self {
+            Self::Circle { radius } => radius >= 0.0 && radius.is_finite(),
+            Self::Box { half_size } => half_size.cmpge(Vector::ZERO).all() && half_size.is_finite(),
+            Self::Segment { end } => end.is_finite(),
+        }
+    }
+
+    /// The corners of the shape's bounding box, placed at `position`.
+    pub fn bounds(self, position: Vector) -> (Vector, Vector) {
+        match self {
+            Self::Circle { radius } => (position - radius, position + radius),
+            Self::Box { half_size } => (position - half_size, position + half_size),
+            Self::Segment { end } => (position.min(position + end), position.max(position + end)),
+        }
+    }
+
+    /// The point of the shape placed at `position` closest to `point` (on its edge for a point
+    /// outside; for a box, on its edge too for a point inside).
+    pub fn closest_point(self, position: Vector, point: Vector) -> Vector {
+        match self {
+            Self::Circle { radius } => {
+                let offset = point - position;
+                let length = offset.length();
+                if length > 0.0 {
+                    position + offset * (radius / length)
+                } else {
+                    // The centre: any edge point is as close; take one on the x axis.
+                    position + Vector::X * radius
+                }
+            }
+            Self::Box { half_size } => {
+                let offset = point - position;
+                let clamped = offset.clamp(-half_size, half_size);
+                if clamped != offset {
+                    return position + clamped;
+                }
+                // Inside: the nearest face.
+                let gap = half_size - offset.abs();
+                if gap.x <= gap.y {
+                    position + Vector::new(half_size.x.copysign(offset.x), offset.y)
+                } else {
+                    position + Vector::new(offset.x, half_size.y.copysign(offset.y))
+                }
+            }
+            Self::Segment { end } => closest_point_on_segment(point, position, position + end),
+        }
+    }
+
+    /// How far `point` is outside the shape placed at `position`: negative inside (by how much),
+    /// zero on the edge.
+    pub fn signed_distance(self, position: Vector, point: Vector) -> f32 {
+        match self {
+            Self::Circle { radius } => point.distance(position) - radius,
+            Self::Box { half_size } => {
+                let outside = (point - position).abs() - half_size;
+                outside.max(Vector::ZERO).length() + outside.max_element().min(0.0)
+            }
+            Self::Segment { end } => {
+                point.distance(closest_point_on_segment(point, position, position + end))
+            }
+        }
+    }
+
+    /// How far along the move from `from` by `reach` (0 at `from`, 1 at its end) a body keeping
+    /// `room` from the shape placed at `position` first touches it; `None` when it does not. Exact
+    /// for circles and boxes (the box grown by `room` with square corners, a little cautious at
+    /// them); for segments, tested at points at most `room` apart.
+    pub fn first_contact(
+        self,
+        position: Vector,
+        from: Vector,
+        reach: Vector,
+        room: f32,
+    ) -> Option<f32> {
+        match self {
+            Self::Circle { radius } => {
+                let offset = from - position;
+                let touching = radius + room;
+                let c = offset.length_squared() - touching * touching;
+                if c <= 0.0 {
+                    return Some(0.0);
+                }
+                let a = reach.length_squared();
+                let b = offset.dot(reach);
+                let discriminant = b * b - a * c;
+                if a == 0.0 || discriminant < 0.0 {
+                    return None;
+                }
+                let along = (-b - discriminant.sqrt()) / a;
+                (0.0..=1.0).contains(&along).then_some(along)
+            }
+            Self::Box { half_size } => {
+                // The slabs of the grown box, all axes at once (a zero component of `reach` gives
+                // infinite bounds, or NaN where `from` lies on a face, which `min` / `max` skip).
+                let inverse = Vector::ONE / reach;
+                let low = (position - half_size - room - from) * inverse;
+                let high = (position + half_size + room - from) * inverse;
+                let enter = low.min(high).max_element().max(0.0);
+                let leave = low.max(high).min_element().min(1.0);
+                (enter <= leave).then_some(enter)
+            }
+            Self::Segment { .. } => {
+                let samples = (reach.length() / room.max(1.0)).ceil();
+                let samples = if samples.is_finite() {
+                    (samples as usize).clamp(1, 16)
+                } else {
+                    1
+                };
+                (0..=samples)
+                    .map(|sample| sample as f32 / samples as f32)
+                    .find(|&along| self.signed_distance(position, from + reach * along) < room)
+            }
+        }
+    }
+
+    /// The unit direction out of the shape placed at `position`, at `point`: away from its closest
+    /// point, and for a point inside a box or a circle, out through the nearest edge. Zero for a
+    /// point on a segment, or at a circle's centre.
+    pub fn outward_normal(self, position: Vector, point: Vector) -> Vector {
+        let closest = self.closest_point(position, point);
+        let away = direction_or_zero(point - closest);
+        if self.signed_distance(position, point) < 0.0 {
+            -away
+        } else {
+            away
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signed_distances_and_normals_by_hand() {
+        let circle = ObstacleShape::Circle { radius: 10.0 };
+        assert_eq!(
+            circle.signed_distance(Vector::ZERO, Vector::new(0.0, 15.0)),
+            5.0
+        );
+        assert_eq!(
+            circle.signed_distance(Vector::ZERO, Vector::new(0.0, 4.0)),
+            -6.0
+        );
+        assert_eq!(
+            circle.outward_normal(Vector::ZERO, Vector::new(0.0, 4.0)),
+            Vector::Y
+        );
+        let block = ObstacleShape::Box {
+            half_size: Vector::new(10.0, 5.0),
+        };
+        assert_eq!(
+            block.signed_distance(Vector::ZERO, Vector::new(13.0, 9.0)),
+            5.0
+        );
+        assert_eq!(
+            block.signed_distance(Vector::ZERO, Vector::new(8.0, 0.0)),
+            -2.0
+        );
+        assert_eq!(
+            block.outward_normal(Vector::ZERO, Vector::new(8.0, 0.0)),
+            Vector::X
+        );
+        assert_eq!(
+            block.outward_normal(Vector::ZERO, Vector::new(0.0, -4.0)),
+            -Vector::Y
+        );
+        let wall = ObstacleShape::Segment {
+            end: Vector::new(10.0, 0.0),
+        };
+        assert_eq!(
+            wall.signed_distance(Vector::ZERO, Vector::new(5.0, 3.0)),
+            3.0
+        );
+        assert_eq!(
+            wall.signed_distance(Vector::ZERO, Vector::new(14.0, 3.0)),
+            5.0
+        );
+        assert_eq!(
+            wall.outward_normal(Vector::ZERO, Vector::new(5.0, -3.0)),
+            -Vector::Y
+        );
+    }
+
+    #[test]
+    fn first_contacts_by_hand() {
+        let (from, reach) = (Vector::ZERO, Vector::new(100.0, 0.0));
+        // A circle of 10 at x = 50, room 5: touched when 15 from its centre, at x = 35.
+        let circle = ObstacleShape::Circle { radius: 10.0 };
+        let along = circle.first_contact(Vector::new(50.0, 0.0), from, reach, 5.0);
+        assert!((along.unwrap() - 0.35).abs() < 1e-6, "{along:?}");
+        // Passing 16 from its centre: no contact; ending short of it: none either.
+        assert_eq!(
+            circle.first_contact(Vector::new(50.0, 16.0), from, reach, 5.0),
+            None
+        );
+        assert_eq!(
+            circle.first_contact(Vector::new(150.0, 0.0), from, reach, 5.0),
+            None
+        );
+        // A box 20 wide at x = 60, room 5: its grown face at x = 45; moving along y, outside it: none.
+        let block = ObstacleShape::Box {
+            half_size: Vector::new(10.0, 10.0),
+        };
+        let along = block.first_contact(Vector::new(60.0, 0.0), from, reach, 5.0);
+        assert!((along.unwrap() - 0.45).abs() < 1e-6, "{along:?}");
+        let sideways = Vector::new(0.0, 100.0);
+        assert_eq!(
+            block.first_contact(Vector::new(60.0, 0.0), from, sideways, 5.0),
+            None
+        );
+        // Standing still inside the grown box: at once.
+        assert_eq!(
+            block.first_contact(Vector::new(10.0, 0.0), from, Vector::ZERO, 5.0),
+            Some(0.0)
+        );
+    }
+
+    #[test]
+    fn bad_sizes_are_not_valid() {
+        assert!(!ObstacleShape::Circle { radius: f32::NAN }.is_valid());
+        assert!(!ObstacleShape::Circle { radius: -1.0 }.is_valid());
+        assert!(
+            !ObstacleShape::Box {
+                half_size: Vector::new(1.0, f32::INFINITY)
+            }
+            .is_valid()
+        );
+        assert!(ObstacleShape::Circle { radius: 0.0 }.is_valid());
+    }
+}

@@ -1,0 +1,46 @@
+//! The 2D build's types: positions, velocities and forces are [`Vec2`]s in the XY plane of the
+//! world, read from and written to the x and y of a `Transform`'s translation (its z is left to
+//! the game, for drawing order).
+
+use bevy::math::{DVec2, Dir2, Vec2, Vec3};
+use bevy::transform::components::Transform;
+
+/// The vector type of positions, velocities and forces.
+pub type Vector = Vec2;
+
+/// A unit vector of [`Vector`]'s dimension.
+pub type Direction = Dir2;
+
+/// [`Vector`] in `f64`, for the few sums that must not overflow.
+pub type WideVector = DVec2;
+
+/// `vector` in `f64`.
+#[inline]
+pub fn widen(vector: Vector) -> WideVector {
+    vector.as_dvec2()
+}
+
+/// `vector` rounded to `f32`.
+#[inline]
+pub fn narrow(vector: WideVector) -> Vector {
+    vector.as_vec2()
+}
+
+/// An agent's position: its `Transform`'s translation in the plane.
+#[inline]
+pub fn position_of(transform: &Transform) -> Vector {
+    transform.translation.truncate()
+}
+
+/// Moves `transform` to `position` in the plane, keeping its z.
+#[inline]
+pub fn set_position(transform: &mut Transform, position: Vector) {
+    transform.translation.x = position.x;
+    transform.translation.y = position.y;
+}
+
+/// The translation of a `Transform` at `position`, at z = 0.
+#[inline]
+pub fn translation_of(position: Vector) -> Vec3 {
+    position.extend(0.0)
+}

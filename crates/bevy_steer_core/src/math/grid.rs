@@ -1,0 +1,192 @@
+//! The uniform grid both indexes are built on: the agents' [`SpatialIndex`](crate::spatial::SpatialIndex)
+//! and the [`ObstacleIndex`](crate::obstacles::ObstacleIndex).
+//!
+//! A grid covers a bounding box with square cells, numbered row by row. Placing an entry and
+//! looking cells up go through the same arithmetic ([`UniformGrid::in_cells`]), which is monotonic,
+//! so a lookup never misses a cell that holds an entry within its bounds. The entries themselves
+//! are kept by the indexes, sorted by cell with a counting sort whose offsets are [`CellStarts`].
+
+use core::ops::Range;
+
+use super::{Vector, widen};
+
+/// A grid of square cells over a bounding box, numbered row by row.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct UniformGrid {
+    origin: Vector,
+    cell_size: f32,
+    /// `1 / cell_size`: placing and looking up both multiply by it.
+    inverse_cell_size: f32,
+    columns: usize,
+    rows: usize,
+}
+
+/// The cells of a bounding box: its columns and rows, each range inclusive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CellBox {
+    pub(crate) first_column: usize,
+    pub(crate) last_column: usize,
+    pub(crate) first_row: usize,
+    pub(crate) last_row: usize,
+}
+
+impl CellBox {
+    /// The smallest box holding both.
+    pub(crate) fn union(self, other: Self) -> Self {
+        Self {
+            first_column: self.first_column.min(other.first_column),
+            last_column: self.last_column.max(other.last_column),
+            first_row: self.first_row.min(other.first_row),
+            last_row: self.last_row.max(other.last_row),
+        }
+    }
+
+    /// The number of cells.
+    pub(crate) fn area(self) -> usize {
+        (self.last_column + 1 - self.first_column) * (self.last_row + 1 - self.first_row)
+    }
+}
+
+impl UniformGrid {
+    /// A grid of no cells.
+    pub(crate) const EMPTY: Self = Self {
+        origin: Vector::ZERO,
+        cell_size: 1.0,
+        inverse_cell_size: 1.0,
+        columns: 0,
+        rows: 0,
+    };
+
+    /// A grid from `low` to (at least) `high`, with cells `cell_size` wide, or twice, four times...
+    /// as wide when that many cells would be more than `most_cells`: entries spread thin then do
+    /// not make the grid, and what it costs to build, grow faster than their number. `low` and
+    /// `high` must be finite, and `cell_size` positive and finite. In `f64`, where the extent of
+    /// any two finite `f32` positions is finite.
+    pub(crate) fn covering(low: Vector, high: Vector, cell_size: f32, most_cells: f64) -> Self {
+        let extent = widen(high) - widen(low);
+        let cells_along = |length: f64, size: f64| (length / size).floor() + 1.0;
+        let mut size = f64::from(cell_size);
+        while cells_along(extent.x, size) * cells_along(extent.y, size) > most_cells {
+            size *= 2.0;
+        }
+        let cell_size = size as f32;
+        Self {
+            origin: low,
+            cell_size,
+            inverse_cell_size: cell_size.recip(),
+            columns: cells_along(extent.x, size) as usize,
+            rows: cells_along(extent.y, size) as usize,
+        }
+    }
+
+    /// The number of cells.
+    pub(crate) fn cell_count(&self) -> usize {
+        self.columns * self.rows
+    }
+
+    /// Whether the grid has no cell.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.cell_count() == 0
+    }
+
+    /// The near corner of the grid's first cell.
+    pub(crate) fn origin(&self) -> Vector {
+        self.origin
+    }
+
+    /// The far corner of the grid's last cell.
+    pub(crate) fn far_corner(&self) -> Vector {
+        self.origin + Vector::new(self.columns as f32, self.rows as f32) * self.cell_size
+    }
+
+    /// `point` measured in cells from the grid's origin.
+    #[inline]
+    pub(crate) fn in_cells(&self, point: Vector) -> Vector {
+        (point - self.origin) * self.inverse_cell_size
+    }
+
+    /// The number of the cell at `in_cells` (a point measured in cells), clamped to the grid.
+    #[inline]
+    pub(crate) fn cell_at(&self, in_cells: Vector) -> usize {
+        let column = (in_cells.x as usize).min(self.columns - 1);
+        let row = (in_cells.y as usize).min(self.rows - 1);
+        row * self.columns + column
+    }
+
+    /// The cells from `low` to `high` (corners measured in cells), clamped to the grid. Float-to-int
+    /// casts truncate, which is `floor` for values that are not negative, and saturate, so
+    /// negative, infinite and NaN corners clamp to the grid's edges.
+    #[inline]
+    pub(crate) fn cells_between(&self, low: Vector, high: Vector) -> CellBox {
+        CellBox {
+            first_column: (low.x as usize).min(self.columns - 1),
+            last_column: (high.x as usize).min(self.columns - 1),
+            first_row: (low.y as usize).min(self.rows - 1),
+            last_row: (high.y as usize).min(self.rows - 1),
+        }
+    }
+
+    /// The cells the box from `low` to `high` (world positions) touches, clamped to the grid.
+    #[inline]
+    pub(crate) fn cells_covering(&self, low: Vector, high: Vector) -> CellBox {
+        self.cells_between(self.in_cells(low), self.in_cells(high))
+    }
+
+    /// The numbers of the cells of `cells`, row by row.
+    #[inline]
+    pub(crate) fn cells_of(&self, cells: CellBox) -> impl Iterator<Item = usize> + use<> {
+        let columns = self.columns;
+        (cells.first_row..=cells.last_row).flat_map(move |row| {
+            (cells.first_column..=cells.last_column).map(move |column| row * columns + column)
+        })
+    }
+
+    /// The number of the cell in `column` and `row`.
+    #[inline]
+    pub(crate) fn cell(&self, column: usize, row: usize) -> usize {
+        row * self.columns + column
+    }
+}
+
+/// Where each cell's entries start in a list sorted by cell, the offsets of a counting sort: cell
+/// `c`'s entries are `starts[c]..starts[c + 1]`. Filled in two passes: [`count`](Self::count) each
+/// entry's cell, then [`accumulate`](Self::accumulate).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CellStarts(Vec<u32>);
+
+impl CellStarts {
+    /// No entry in any of `cells` cells.
+    pub(crate) fn clear(&mut self, cells: usize) {
+        self.0.clear();
+        self.0.resize(cells + 1, 0);
+    }
+
+    /// Counts one more entry in `cell`.
+    #[inline]
+    pub(crate) fn count(&mut self, cell: usize) {
+        self.0[cell + 1] += 1;
+    }
+
+    /// Turns the counts into the starts.
+    pub(crate) fn accumulate(&mut self) {
+        for cell in 1..self.0.len() {
+            self.0[cell] += self.0[cell - 1];
+        }
+    }
+
+    /// Each cell's start (the cells' first free slots, before the entries are placed).
+    pub(crate) fn starts(&self) -> &[u32] {
+        &self.0[..self.0.len() - 1]
+    }
+
+    /// The number of entries.
+    pub(crate) fn total(&self) -> usize {
+        self.0.last().map_or(0, |&total| total as usize)
+    }
+
+    /// The entries of the cells `first..=last`, which are consecutive.
+    #[inline]
+    pub(crate) fn of_cells(&self, first: usize, last: usize) -> Range<usize> {
+        self.0[first] as usize..self.0[last + 1] as usize
+    }
+}

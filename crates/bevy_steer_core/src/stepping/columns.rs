@@ -1,0 +1,247 @@
+//! What a stepping job reads and writes of its agents: the rows it steps, the columns it reads
+//! them from, and how one behaviour's force is settled on one agent.
+
+use bevy::prelude::*;
+
+use crate::components::{MaxForce, MaxSpeed, Steering, SteeringCombination, Velocity};
+use crate::formulas::Boid;
+use crate::math::{Vector, length, position_of, truncate};
+use crate::problems::{BehaviourKind, Finding, Problem, ReportedProblems};
+use crate::targets::NoTarget;
+
+/// The agent as the force functions see it.
+pub fn boid(transform: &Transform, velocity: &Velocity, max_speed: &MaxSpeed) -> Boid {
+    Boid {
+        position: position_of(transform),
+        velocity: velocity.0,
+        max_speed: max_speed.effective(),
+    }
+}
+
+/// Adds a behaviour's weighted force to the agent's steering, or drops it and returns the problem
+/// when it is not finite. With a `budget` (prioritised combination), the force is shortened to what
+/// is left of it after the forces added so far, and nothing is added once it is spent.
+#[inline]
+fn add_weighted_force(
+    steering: &mut Steering,
+    kind: BehaviourKind,
+    weighted: Vector,
+    budget: Option<f32>,
+) -> Option<Problem> {
+    if !weighted.is_finite() {
+        return Some(Problem::NonFiniteForce(kind));
+    }
+    steering.0 += match budget {
+        None => weighted,
+        Some(budget) => truncate(weighted, budget - length(steering.0)),
+    };
+    None
+}
+
+/// The rows of a table one job steps: the table's index, the first row and the row count.
+#[derive(Clone, Copy)]
+pub(crate) struct Rows {
+    pub(crate) table: usize,
+    pub(crate) start: usize,
+    pub(crate) len: usize,
+}
+
+impl Rows {
+    pub(crate) fn range(self) -> core::ops::Range<usize> {
+        self.start..self.start + self.len
+    }
+
+    /// A problem for the agent `row` rows into this job.
+    pub(crate) fn finding(self, row: usize, problem: Problem) -> Finding {
+        Finding {
+            table: self.table,
+            row: self.start + row,
+            problem,
+            lost_target: None,
+        }
+    }
+}
+
+/// One agent of a job: its row, and what was reported about it before this step.
+#[derive(Clone, Copy)]
+pub(crate) struct AgentRow<'a> {
+    pub(crate) rows: Rows,
+    pub(crate) row: usize,
+    pub(crate) reported: &'a ReportedProblems,
+    /// The force budget of a prioritised agent.
+    pub(crate) budget: Option<f32>,
+}
+
+/// The columns the force budget of prioritised agents comes from, for a run of rows.
+#[derive(Clone, Copy)]
+pub(crate) struct Budgets<'a> {
+    pub(crate) max_forces: &'a [MaxForce],
+    pub(crate) combinations: Option<&'a [SteeringCombination]>,
+}
+
+/// The query column of [`Budgets`].
+pub(crate) type BudgetColumns = (&'static MaxForce, Option<&'static SteeringCombination>);
+
+impl<'a> Budgets<'a> {
+    pub(crate) fn new(
+        (max_forces, combinations): (&'a [MaxForce], Option<&'a [SteeringCombination]>),
+    ) -> Self {
+        Self {
+            max_forces,
+            combinations,
+        }
+    }
+
+    /// The rows of `range`.
+    pub(crate) fn rows(self, range: core::ops::Range<usize>) -> Self {
+        Self {
+            max_forces: &self.max_forces[range.clone()],
+            combinations: self.combinations.map(|combinations| &combinations[range]),
+        }
+    }
+
+    /// The budget of the agent in `row`: `None` unless it is prioritised.
+    #[inline]
+    pub(crate) fn at(self, row: usize) -> Option<f32> {
+        let combination = self.combinations.map(|combinations| &combinations[row]);
+        SteeringCombination::budget(combination, self.max_forces[row])
+    }
+}
+
+/// The columns every stepping job reads for its agents (beside the behaviour's own), cut to the
+/// job's rows.
+#[derive(Clone, Copy)]
+pub(crate) struct AgentColumns<'a> {
+    pub(crate) transforms: &'a [Transform],
+    pub(crate) velocities: &'a [Velocity],
+    pub(crate) max_speeds: &'a [MaxSpeed],
+    pub(crate) reported: &'a [ReportedProblems],
+    pub(crate) budgets: Budgets<'a>,
+}
+
+impl<'a> AgentColumns<'a> {
+    /// The columns of one table, as its contiguous query gives them.
+    pub(crate) fn new(
+        transforms: &'a [Transform],
+        velocities: &'a [Velocity],
+        max_speeds: &'a [MaxSpeed],
+        reported: &'a [ReportedProblems],
+        budgets: (&'a [MaxForce], Option<&'a [SteeringCombination]>),
+    ) -> Self {
+        Self {
+            transforms,
+            velocities,
+            max_speeds,
+            reported,
+            budgets: Budgets::new(budgets),
+        }
+    }
+
+    /// The rows of `range`.
+    pub(crate) fn rows(self, range: core::ops::Range<usize>) -> Self {
+        Self {
+            transforms: &self.transforms[range.clone()],
+            velocities: &self.velocities[range.clone()],
+            max_speeds: &self.max_speeds[range.clone()],
+            reported: &self.reported[range.clone()],
+            budgets: self.budgets.rows(range),
+        }
+    }
+
+    /// The agent in `row` as the force functions see it.
+    #[inline]
+    pub(crate) fn boid(self, row: usize) -> Boid {
+        boid(
+            &self.transforms[row],
+            &self.velocities[row],
+            &self.max_speeds[row],
+        )
+    }
+
+    /// The agent in `row` of the job stepping `rows`, for [`settle`].
+    #[inline]
+    pub(crate) fn agent(self, rows: Rows, row: usize) -> AgentRow<'a> {
+        AgentRow {
+            rows,
+            row,
+            reported: &self.reported[row],
+            budget: self.budgets.at(row),
+        }
+    }
+}
+
+/// Settles one behaviour's weighted force on one agent, the same way in every stepping loop: adds
+/// it into the agent's steering, or notes the problem (new ones only) or the lost target.
+#[inline]
+pub(crate) fn settle(
+    force: Result<Vector, NoTarget>,
+    kind: BehaviourKind,
+    steering: &mut Steering,
+    agent: AgentRow,
+    found: &mut Vec<Finding>,
+) {
+    let AgentRow {
+        rows,
+        row,
+        reported,
+        budget,
+    } = agent;
+    let problem = match force {
+        Ok(force) => add_weighted_force(steering, kind, force, budget),
+        Err(NoTarget::Missing(target)) => {
+            // Always passed on, whether or not it was logged before: the target is forgotten and
+            // announced after the pass.
+            found.push(Finding {
+                lost_target: Some(target),
+                ..rows.finding(row, Problem::MissingTarget(kind))
+            });
+            None
+        }
+        Err(NoTarget::NonFinite) => Some(Problem::NonFiniteTarget(kind)),
+        Err(NoTarget::InvalidRadius) => Some(Problem::InvalidRadius(kind)),
+        Err(NoTarget::Itself) => Some(Problem::TargetIsItself(kind)),
+        Err(NoTarget::Unset) => None,
+    };
+    if let Some(problem) = problem
+        && !reported.contains(problem)
+    {
+        found.push(rows.finding(row, problem));
+    }
+}
+
+/// Splits `column` of `table` into chunks of `per_job` rows, each with the rows it covers. The
+/// systems cut every other mutable column with the same `per_job`, so that zipped chunks hold the
+/// same agents.
+pub(crate) fn chunked<T>(
+    table: usize,
+    per_job: usize,
+    column: &mut [T],
+) -> impl Iterator<Item = (Rows, &mut [T])> {
+    column
+        .chunks_mut(per_job)
+        .enumerate()
+        .map(move |(index, chunk)| {
+            (
+                Rows {
+                    table,
+                    start: index * per_job,
+                    len: chunk.len(),
+                },
+                chunk,
+            )
+        })
+}
+
+/// Logs, once per system, that its agents' columns cannot be had as slices. That happens only when
+/// a queried component is stored as a sparse set: never for the steering components, `Transform`
+/// or a registered [`SteeringBehaviour`] (registration rejects sparse sets at compile time).
+pub(crate) fn log_not_dense(logged: &mut bool, system: &str) {
+    if !*logged {
+        *logged = true;
+        error!(
+            "bevy_steer: {system}: a queried component is stored as a sparse set, so the agents \
+             cannot be stepped table by table; the system does nothing (use table storage, the \
+             default)"
+        );
+    }
+}
