@@ -3,8 +3,10 @@
 
 pub use bevy_steer_core as core;
 pub use bevy_steer_core::{
-    SteeringAppExt, SteeringBehaviours, SteeringPlugin, SteeringSchedule, SteeringSystems, Vector,
-    behaviours, components, events, forces, plugin, problems, rng, spatial, systems,
+    FlockingPlugin, SteeringAppExt, SteeringBehaviours, SteeringPlugin, SteeringSchedule,
+    SteeringStepStats, SteeringSystems, Vector, behaviours, components, events, facing, forces,
+    formulas, geometry, integration, math, obstacles, plugin, problems, rng, schedule, spatial,
+    stepping, systems, targets, tunable,
 };
 
 #[cfg(feature = "debug")]
