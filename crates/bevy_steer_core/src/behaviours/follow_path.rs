@@ -8,10 +8,10 @@ use super::{
     NoTarget, SteeringBehaviour, TargetState, weight_and_switch_accessors,
     weight_and_switch_builders,
 };
-use crate::components::Steering;
+use crate::components::{Mass, MaxForce, Steering, Velocity};
 use crate::formulas::{self, Boid};
-use crate::geometry::path::{path_length, point_along_path, project_onto_path, segment};
-use crate::math::{Vector, direction_or_zero, non_negative, position_of};
+use crate::geometry::path::{path_length, point_along_path, project_onto_path};
+use crate::math::{Vector, direction_or_zero, length, non_negative, position_of};
 use crate::problems::BehaviourKind;
 use crate::schedule::{SteeringSchedule, SteeringSystems};
 use crate::stepping::behaviour::behaviour_plugin;
@@ -115,20 +115,44 @@ pub enum PathMode {
 #[derive(Reflect, Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[reflect(Default, Debug, PartialEq, Hash, Clone)]
 pub enum PathMethod {
-    /// The tutorial's: seek the current node, move on to the next within the path's radius of it.
-    /// The follower goes through every node (within the radius), cutting no corner by more.
+    /// The tutorial's: seek the current node at full speed, and move on to the next once within
+    /// the path's radius of it, or once past it: when the node is behind the follower (it moves
+    /// away from it), beyond the line through it square to the segment that leads to it, and
+    /// within the path's radius plus [`passing_reach`](FollowPath::passing_reach) (a follower that
+    /// misses a node goes on instead of circling back to it). A node missed by more than that is
+    /// turned back to.
     #[default]
     Tutorial,
-    /// Reynolds': predict the position [`prediction`](FollowPath::prediction) seconds ahead and
-    /// project it onto the spine; when it is more than the path's radius away, seek the point
-    /// [`lookahead`](FollowPath::lookahead) further along the path. Inside the radius and heading
-    /// along the path, the follower only keeps its heading at full speed (no force once there);
-    /// at rest or heading back, it seeks the point further along (so that it sets off). Smoother
-    /// than the tutorial's: it cuts corners. The follower stays within the radius as well as it
-    /// can turn: around a corner sharper than it can follow (a heavy agent, a narrow path), it
-    /// strays further before it is brought back.
+    /// Reynolds': project the follower onto the spine and steer towards the point a look-ahead
+    /// further along, at a speed its bends allow. The look-ahead follows from the follower's speed
+    /// and limits: its turning radius at its speed, `speed² · mass / max_force`, plus the distance
+    /// it covers in the time it takes to answer ([`RESPONSE_TIME`](FollowPath::RESPONSE_TIME)), at least the path's radius
+    /// (plus [`prediction`](FollowPath::prediction) seconds of its speed and
+    /// [`lookahead`](FollowPath::lookahead), both zero by default).
+    ///
+    /// Bends: each node ahead is given the radius of the tightest arc that turns its corner
+    /// within the path's radius (and within half of each segment beside it), and a speed that
+    /// turns that arc with [`BEND_FORCE_SHARE`](FollowPath::BEND_FORCE_SHARE) of the force, `√(share · max_force / mass ·
+    /// radius)`. The follower slows so that it can brake to that speed by the node with half its
+    /// force: a bend it can turn at full speed costs no speed; one it cannot (a hairpin, a sharp
+    /// corner on a narrow path, a heavy agent) is taken slower, rather than left. The speed never
+    /// drops below what turns within half the path's radius, so the follower keeps moving. A
+    /// patrol's ends count as hairpins. The force asks for the desired velocity within
+    /// [`RESPONSE_TIME`](FollowPath::RESPONSE_TIME), scaled by the mass, so the follower holds its line with the force it has.
     Reynolds,
 }
+
+/// Reynolds' path following: the time in which the force asks the follower to reach its desired
+/// speed, in seconds (as far as [`MaxForce`] allows); [`FollowPath::RESPONSE_TIME`].
+const RESPONSE_TIME: f32 = 0.15;
+
+/// Reynolds' path following: the share of the agent's force that the speed allowed on a bend
+/// asks of it to turn; [`FollowPath::BEND_FORCE_SHARE`].
+const BEND_FORCE_SHARE: f32 = 0.8;
+
+/// The acceleration assumed when the follower's limits are not known (not finite or not above
+/// zero): the default agent's, `600.0` over a mass of `1.0`.
+const DEFAULT_ACCELERATION: f32 = 600.0;
 
 /// Follow a [`Path`], as the Path Following tutorial does, or as Reynolds does.
 ///
@@ -138,9 +162,13 @@ pub enum PathMethod {
 /// in two ways:
 ///
 /// - [`PathMethod::Reynolds`] is the method the tutorial calls itself a simplification of
-///   (red3d.com, path following): predict where the agent will be, project that onto the path's
-///   spine, and only when the prediction strays more than the radius from the spine, seek a point
-///   a little further along the path. An agent on the path and heading along it is left alone.
+///   (red3d.com, path following): project the agent onto the path's spine and steer for a point a
+///   little further along it. Here the look-ahead follows from the agent's speed and turning
+///   radius, and the agent slows for bends it cannot turn at full speed (see
+///   [`PathMethod::Reynolds`]), so that it stays within the radius.
+/// - The tutorial's method also counts a node as passed once the agent has gone by it (see
+///   [`PathMethod::Tutorial`]), so that a follower that misses a node by a few units does not
+///   circle back to it.
 /// - The last node of a one-way path (and the only node of a one-node path) is *arrived* at, so
 ///   that the follower comes to rest there instead of overshooting it and coming back (the
 ///   complaint users of other libraries make): see [`arrive`].
@@ -155,7 +183,9 @@ pub enum PathMethod {
 ///
 /// Units, as in the rest of the crate (see the [crate docs](crate)): the tutorial's distances
 /// (node positions, the path radius, the slowing radius) are unchanged. Reynolds' prediction is
-/// in seconds (the tutorial has none).
+/// in seconds (the tutorial has none). Both methods read the agent's
+/// [`Mass`](crate::components::Mass) and [`MaxForce`] (copied into
+/// [`mass`](Self::mass) and [`max_force`](Self::max_force) by [`advance_paths`]).
 ///
 /// `current` and `forward` are the follower's progress: [`advance_paths`] updates them each step
 /// (only while the behaviour is [active](SteeringBehaviour::active)). Set them to start elsewhere
@@ -166,14 +196,15 @@ pub enum PathMethod {
 /// does), so a follower goes through them at full speed. The last node of a one-way path, and the
 /// only node of a one-node path, is arrived at with [`arrive`]: with the tutorial's
 /// method once it is the node sought, with Reynolds' once the agent is within the slowing radius
-/// (or the lookahead, if longer) of it along the path.
+/// (or the look-ahead, if longer) of it along the path.
 ///
 /// Bad input: an empty path gives no force (the behaviour idles, as one with no target does); a
 /// path with a non-finite point gives no force and is reported as
 /// [`Problem::NonFiniteTarget`](crate::problems::Problem::NonFiniteTarget); a path radius that
 /// is zero, negative or not finite counts as zero (see [`Path::radius`]); a negative or not finite
 /// prediction or lookahead counts as zero; a slowing radius that is not positive is plain seek, as
-/// for [`Seek`](super::Seek).
+/// for [`Seek`](super::Seek); limits that are not finite and above zero count as the default
+/// agent's.
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -202,14 +233,13 @@ pub struct FollowPath {
     /// `max_speed² · mass / (2 · max_force)` (27 units for the default agent).
     #[reflect(@DISTANCE)]
     pub slowing_radius: f32,
-    /// Reynolds' method: how many seconds ahead the position is predicted. Default `1.0` (180
-    /// units at the default 180 units per second): about the time the default agent (`Mass(1.0)`)
-    /// takes to answer a change of desired velocity, so that it turns back before it strays.
-    /// Lighter, nimbler agents hold a narrow path better with less (`0.5` for `Mass(1.0 / 3.0)`).
+    /// Reynolds' method: seconds of the follower's speed added to its look-ahead. Default `0.0`:
+    /// the look-ahead follows from speed and turning radius alone (see [`PathMethod::Reynolds`]);
+    /// more cuts corners wider and smooths a jagged path.
     #[reflect(@Tunable::linear(0.0, 5.0))]
     pub prediction: f32,
-    /// Reynolds' method: how much further along the path than the projected prediction the
-    /// follower seeks when it strays. Default `40.0` units, twice the default path radius.
+    /// Reynolds' method: a distance added to the follower's look-ahead. Default `0.0` (see
+    /// [`prediction`](Self::prediction)).
     #[reflect(@DISTANCE)]
     pub lookahead: f32,
     /// Factor on the force. Default `1.0`.
@@ -224,6 +254,11 @@ pub struct FollowPath {
     /// State: with [`PathMode::PingPong`], whether the follower goes from the first node towards
     /// the last (`true`) or back. Ignored by the other modes. Default `true`.
     pub forward: bool,
+    /// State: the agent's [`Mass`](crate::components::Mass), copied by [`advance_paths`] each
+    /// step (the force function sees only position, velocity and speed limit). Default `1.0`.
+    pub mass: f32,
+    /// State: the agent's [`MaxForce`], copied by [`advance_paths`] each step. Default `600.0`.
+    pub max_force: f32,
 }
 
 impl Default for FollowPath {
@@ -233,17 +268,28 @@ impl Default for FollowPath {
             mode: PathMode::default(),
             method: PathMethod::default(),
             slowing_radius: 100.0,
-            prediction: 1.0,
-            lookahead: 40.0,
+            prediction: 0.0,
+            lookahead: 0.0,
             weight: 1.0,
             enabled: true,
             current: 0,
             forward: true,
+            mass: 1.0,
+            max_force: DEFAULT_ACCELERATION,
         }
     }
 }
 
 impl FollowPath {
+    /// Reynolds' method: the time in which the force asks the follower to reach its desired
+    /// speed, in seconds (as far as [`MaxForce`] allows), and the time whose distance at its
+    /// speed is added to its look-ahead: `0.15`.
+    pub const RESPONSE_TIME: f32 = RESPONSE_TIME;
+
+    /// Reynolds' method: the share of the agent's force that the speed allowed on a bend asks of
+    /// it to turn, leaving the rest to correct its line: `0.8`.
+    pub const BEND_FORCE_SHARE: f32 = BEND_FORCE_SHARE;
+
     /// Follow `path` one way with the tutorial's method, from its first node.
     pub fn new(path: impl Into<Path>) -> Self {
         Self {
@@ -270,16 +316,26 @@ impl FollowPath {
         self
     }
 
-    /// Moves [`current`](Self::current) and [`forward`](Self::forward) on for an agent at
-    /// `position`, as [`advance_paths`] does each step; returns whether either changed.
-    ///
-    /// With the tutorial's method, a node reached (within the path's radius) gives way to the
-    /// next, at most one per call. With Reynolds' method, `current` becomes the node ahead on the
-    /// segment nearest the agent, and a patrol reverses once the agent's projection on the spine
-    /// is within the path's radius of the end it heads for. An empty path, a path with a
-    /// non-finite point or a non-finite position changes nothing; a `current` past the last node
-    /// is clamped to it.
+    /// Moves [`current`](Self::current) and [`forward`](Self::forward) on for an agent at rest
+    /// at `position`: [`advance_moving`](Self::advance_moving) with no velocity.
     pub fn advance(&mut self, position: Vector) -> bool {
+        self.advance_moving(position, Vector::ZERO)
+    }
+
+    /// Moves [`current`](Self::current) and [`forward`](Self::forward) on for an agent at
+    /// `position` moving at `velocity`, as [`advance_paths`] does each step; returns whether
+    /// either changed.
+    ///
+    /// With the tutorial's method, a node reached gives way to the next, at most one per call:
+    /// reached within the path's radius, or passed (see [`PathMethod::Tutorial`]: the agent is
+    /// beyond the line through the node square to the segment that leads to it, moving away from
+    /// it, and within the radius plus its [`passing_reach`](Self::passing_reach)). The first
+    /// node of a one-way path or a loop's first lap has no segment leading to it: only the radius
+    /// counts. With Reynolds' method, `current` becomes the node ahead on the segment nearest the
+    /// agent, and a patrol reverses once the agent's projection on the spine is within the path's
+    /// radius of the end it heads for. An empty path, a path with a non-finite point or a
+    /// non-finite position changes nothing; a `current` past the last node is clamped to it.
+    pub fn advance_moving(&mut self, position: Vector, velocity: Vector) -> bool {
         let points = &self.path.points;
         let Some(last) = points.len().checked_sub(1) else {
             return false;
@@ -292,7 +348,20 @@ impl FollowPath {
         let mut forward = self.forward;
         match self.method {
             PathMethod::Tutorial => {
-                if position.distance(points[current]) <= radius {
+                let node = points[current];
+                let distance = position.distance(node);
+                let passed = || {
+                    let Some(previous) = previous_node(self.mode, points.len(), current, forward)
+                    else {
+                        return false;
+                    };
+                    let (offset, incoming) = (position - node, node - points[previous]);
+                    velocity.is_finite()
+                        && offset.dot(incoming) > 0.0
+                        && offset.dot(velocity) > 0.0
+                        && distance <= radius + self.passing_reach(length(velocity))
+                };
+                if distance <= radius || passed() {
                     (current, forward) = next_node(self.mode, points.len(), current, forward);
                 }
             }
@@ -337,50 +406,236 @@ impl FollowPath {
         }
     }
 
+    /// The agent's largest acceleration, [`max_force`](Self::max_force) over
+    /// [`mass`](Self::mass); the default agent's (`600.0`) when either is not finite and above zero.
+    pub fn acceleration(&self) -> f32 {
+        let acceleration = self.max_force / self.mass;
+        if self.max_force > 0.0 && self.mass > 0.0 && acceleration > 0.0 && acceleration.is_finite()
+        {
+            acceleration
+        } else {
+            DEFAULT_ACCELERATION
+        }
+    }
+
+    /// The diameter of the circle the agent turns at `speed` with all its force:
+    /// `2 · speed² / acceleration`. Zero for a speed that is not finite.
+    pub fn turning_diameter(&self, speed: f32) -> f32 {
+        let diameter = 2.0 * speed * speed / self.acceleration();
+        if diameter.is_finite() { diameter } else { 0.0 }
+    }
+
+    /// The tutorial's method: how far beyond the path's radius a node the agent moves away from
+    /// still counts as passed, at `speed`: twice the distance it covers while it answers a seek,
+    /// `2 · speed · max(mass, speed / acceleration)` (seek's force, desired minus current velocity,
+    /// turns an agent of mass `m` in about `m` seconds). Zero for a speed that is not finite.
+    pub fn passing_reach(&self, speed: f32) -> f32 {
+        let mass = if self.mass > 0.0 && self.mass.is_finite() {
+            self.mass
+        } else {
+            1.0
+        };
+        let reach = 2.0 * speed * mass.max(speed / self.acceleration());
+        if reach.is_finite() { reach } else { 0.0 }
+    }
+
+    /// Reynolds' method: how far along the spine beyond the agent's projection it steers for, at
+    /// `speed`: its turning radius plus the distance it covers in [`RESPONSE_TIME`](FollowPath::RESPONSE_TIME), at least the
+    /// path's radius, plus [`prediction`](Self::prediction) seconds of speed and
+    /// [`lookahead`](Self::lookahead).
+    pub fn lookahead_at(&self, speed: f32) -> f32 {
+        let speed = non_negative(speed);
+        let automatic = (self.turning_diameter(speed) * 0.5 + speed * RESPONSE_TIME)
+            .max(effective_radius(self.path.radius));
+        let extra = non_negative(self.prediction) * speed + non_negative(self.lookahead);
+        let lookahead = automatic + extra;
+        if lookahead.is_finite() {
+            lookahead
+        } else {
+            automatic
+        }
+    }
+
     fn reynolds_force(&self, agent: &Boid, points: &[Vector]) -> Result<Vector, NoTarget> {
         let last = points.len() - 1;
         if last == 0 {
             return Ok(arrive(agent, points[0], self.slowing_radius));
         }
         let closed = self.mode == PathMode::Loop;
+        let speed = length(agent.velocity);
+        let lookahead = self.lookahead_at(speed);
+        let own = project_onto_path(points, closed, agent.position).ok_or(NoTarget::Unset)?;
         if self.mode == PathMode::OneWay {
-            // The last stretch, measured from where the agent is (not the prediction, which would
-            // switch early and cut the path's last corners): arrive at the end.
-            let own = project_onto_path(points, false, agent.position).ok_or(NoTarget::Unset)?;
+            // The last stretch, measured from where the agent is: arrive at the end.
             let remaining = path_length(points, false) - own.distance_along;
-            let stretch = non_negative(self.slowing_radius).max(non_negative(self.lookahead));
+            let stretch = non_negative(self.slowing_radius).max(lookahead);
             if remaining <= stretch {
                 return Ok(arrive(agent, points[last], self.slowing_radius));
             }
         }
-        let mut predicted = agent.position + agent.velocity * non_negative(self.prediction);
-        if !predicted.is_finite() {
-            predicted = agent.position;
-        }
-        let projection = project_onto_path(points, closed, predicted).ok_or(NoTarget::Unset)?;
         let forward = self.mode != PathMode::PingPong || self.forward;
-        // Near the end of a one-way path, the target stops at the last node.
-        let (target, _) = path_target(
+        let (target, _) = path_target(points, self.mode, forward, own.distance_along, lookahead)
+            .ok_or(NoTarget::NonFinite)?;
+        let speed_limit = bend_speed(
             points,
             self.mode,
             forward,
-            projection.distance_along,
-            self.lookahead,
-        )
-        .ok_or(NoTarget::NonFinite)?;
-        let (start, end) = segment(points, closed, projection.segment);
-        let mut tangent = direction_or_zero(end - start);
-        if !forward {
-            tangent = -tangent;
-        }
-        let on_path = projection.distance <= effective_radius(self.path.radius);
-        if on_path && agent.velocity.dot(tangent) > 0.0 {
-            // On track: keep the heading, at full speed (no force once there).
-            Ok(direction_or_zero(agent.velocity) * agent.max_speed - agent.velocity)
+            own.distance_along,
+            effective_radius(self.path.radius),
+            self.acceleration(),
+            agent.max_speed,
+        );
+        let mass = if self.mass > 0.0 && self.mass.is_finite() {
+            self.mass
         } else {
-            Ok(formulas::seek(agent, target, 0.0))
+            1.0
+        };
+        Ok(pursue_point(agent, target, speed_limit) * mass)
+    }
+}
+
+/// Pure pursuit of `target` at `speed_limit`: the acceleration that turns an agent onto the arc
+/// through `target` tangent to its heading (`2 · speed² · sin(angle to target) / distance`,
+/// square to the heading), and brings its speed to `speed_limit` in [`RESPONSE_TIME`](FollowPath::RESPONSE_TIME) (along
+/// the heading, slower while the target is off it). An agent at rest (or nearly), or with the
+/// target behind it, asks for the velocity towards the target within [`RESPONSE_TIME`](FollowPath::RESPONSE_TIME): it brakes
+/// as it turns round.
+fn pursue_point(agent: &Boid, target: Vector, speed_limit: f32) -> Vector {
+    let offset = target - agent.position;
+    let speed = length(agent.velocity);
+    let distance = length(offset);
+    let seek =
+        |offset: Vector| (direction_or_zero(offset) * speed_limit - agent.velocity) / RESPONSE_TIME;
+    if speed < 1e-3 * speed_limit.max(1.0) || !(distance > 0.0 && distance.is_finite()) {
+        return seek(offset);
+    }
+    let heading = agent.velocity / speed;
+    let cos = offset.dot(heading) / distance;
+    if cos < 0.0 {
+        return seek(offset);
+    }
+    let side = heading.perp();
+    let lateral = 2.0 * speed * speed * offset.dot(side) / (distance * distance);
+    // Slow down while the target is far off the heading, to turn round on a smaller circle.
+    let wanted = speed_limit * (0.5 + 0.5 * cos);
+    let along = (wanted - speed) / RESPONSE_TIME;
+    side * lateral + heading * along
+}
+
+/// The node sought before `current` on a path of `len` nodes, travelled in the direction
+/// `forward` (read only by [`PathMode::PingPong`]): `None` where there is none (the first node of
+/// a one-way path or a patrol going forward, the last of a patrol going back).
+fn previous_node(mode: PathMode, len: usize, current: usize, forward: bool) -> Option<usize> {
+    let last = len.checked_sub(1).filter(|&last| last > 0)?;
+    let current = current.min(last);
+    match mode {
+        PathMode::Loop => Some((current + len - 1) % len),
+        PathMode::OneWay => current.checked_sub(1),
+        PathMode::PingPong if forward => current.checked_sub(1),
+        PathMode::PingPong => (current < last).then_some(current + 1),
+    }
+}
+
+/// The bend at node `index` of `points` travelled in `mode`: the radius of the tightest arc that
+/// turns its corner within `radius` of the node and within half of each segment beside it, and
+/// how far before (and after) the node that arc starts (ends). `None` where there is no bend: a
+/// straight node, the ends of an open path (but a patrol's ends are hairpins, radius zero), a
+/// segment of zero length.
+fn bend_at(points: &[Vector], mode: PathMode, index: usize, radius: f32) -> Option<(f32, f32)> {
+    let len = points.len();
+    let last = len - 1;
+    let closed = mode == PathMode::Loop;
+    let (before, after) = if closed {
+        ((index + len - 1) % len, (index + 1) % len)
+    } else if index == 0 || index == last {
+        return (mode == PathMode::PingPong).then_some((0.0, 0.0));
+    } else {
+        (index - 1, index + 1)
+    };
+    let (incoming, outgoing) = (
+        points[index] - points[before],
+        points[after] - points[index],
+    );
+    let (into, out_of) = (length(incoming), length(outgoing));
+    if !(into > 0.0 && out_of > 0.0) {
+        return None;
+    }
+    let cos = (incoming / into).dot(outgoing / out_of).clamp(-1.0, 1.0);
+    // Half the angle turned.
+    let half_cos = ((1.0 + cos) * 0.5).sqrt();
+    let half_sin = ((1.0 - cos) * 0.5).sqrt();
+    if half_sin <= 1e-4 {
+        return None;
+    }
+    // An arc of radius R tangent to both segments passes R · (1 / cos - 1) inside the node, and
+    // touches them R · tan from it (half the turn's angle).
+    let within_radius = radius * half_cos * (1.0 + half_cos) / (half_sin * half_sin);
+    let within_segments = 0.5 * into.min(out_of) * half_cos / half_sin;
+    let bend = within_radius.min(within_segments);
+    Some((bend, bend * half_sin / half_cos.max(1e-6)))
+}
+
+/// Reynolds' path following: the speed at which a follower `distance_along` the spine of
+/// `points`, travelling in `mode` (backwards for a patrol not going `forward`) with a path
+/// `radius`, can still turn every bend ahead: each node's bend (the tightest arc within the
+/// radius and half of each segment beside it) asks for at most `√(BEND_FORCE_SHARE ·
+/// acceleration · bend radius)`, and the follower must be able to brake to that by the start of
+/// the bend with half its `acceleration`. Never below the speed that turns within half the
+/// radius, `√(acceleration · radius / 2)` (at least `√(acceleration / 2)`), nor above
+/// `max_speed`. Bad input (not finite, negative, a path shorter than two nodes) gives
+/// `max_speed` (zero when that is bad).
+pub(crate) fn bend_speed(
+    points: &[Vector],
+    mode: PathMode,
+    forward: bool,
+    distance_along: f32,
+    radius: f32,
+    acceleration: f32,
+    max_speed: f32,
+) -> f32 {
+    let max_speed = non_negative(max_speed);
+    let acceleration = non_negative(acceleration);
+    let closed = mode == PathMode::Loop;
+    let total = path_length(points, closed);
+    if points.len() < 2
+        || acceleration == 0.0
+        || !distance_along.is_finite()
+        || !(total > 0.0 && total.is_finite())
+    {
+        return max_speed;
+    }
+    let radius = non_negative(radius);
+    let along = distance_along.clamp(0.0, total);
+    let forward = forward || mode == PathMode::OneWay;
+    let floor = (acceleration * radius.max(1.0) * 0.5).sqrt().min(max_speed);
+    // Braking from full speed to rest with half the acceleration takes `max_speed² /
+    // acceleration`: bends further ahead do not matter yet.
+    let window = max_speed * max_speed / acceleration;
+    let mut limit = max_speed;
+    let mut node_along = 0.0;
+    for index in 0..points.len() {
+        if let Some((bend, tangent)) = bend_at(points, mode, index, radius) {
+            let ahead = if closed {
+                let ahead = (node_along - along).rem_euclid(total);
+                // Still in the bend just passed.
+                if ahead > total - tangent { 0.0 } else { ahead }
+            } else if forward {
+                node_along - along
+            } else {
+                along - node_along
+            };
+            if ahead >= -tangent && ahead <= window + tangent {
+                let room = (ahead - tangent).max(0.0);
+                let at_bend = (BEND_FORCE_SHARE * acceleration * bend).sqrt().max(floor);
+                let allowed = (at_bend * at_bend + acceleration * room).sqrt();
+                limit = limit.min(allowed);
+            }
+        }
+        if index + 1 < points.len() {
+            node_along += points[index].distance(points[index + 1]);
         }
     }
+    if limit.is_finite() { limit } else { max_speed }
 }
 
 weight_and_switch_builders!(FollowPath);
@@ -419,15 +674,19 @@ impl SteeringBehaviour for FollowPath {
 ///
 /// A game system in the same set that hands out paths can be ordered `.before(advance_paths)` so
 /// that a new path is advanced in the same step.
-pub fn advance_paths(mut followers: Query<(&mut FollowPath, &Transform)>) {
+pub fn advance_paths(
+    mut followers: Query<(&mut FollowPath, &Transform, &Velocity, &Mass, &MaxForce)>,
+) {
     followers
         .par_iter_mut()
-        .for_each(|(mut follower, transform)| {
-            if follower.active()
-                && follower
-                    .bypass_change_detection()
-                    .advance(position_of(transform))
-            {
+        .for_each(|(mut follower, transform, velocity, mass, max_force)| {
+            if !follower.active() {
+                return;
+            }
+            let state = follower.bypass_change_detection();
+            state.mass = mass.0;
+            state.max_force = max_force.effective();
+            if state.advance_moving(position_of(transform), velocity.0) {
                 follower.set_changed();
             }
         });
@@ -605,29 +864,133 @@ mod tests {
     }
 
     #[test]
-    fn reynolds_leaves_an_agent_on_track_alone_and_steers_a_stray_back() {
+    fn reynolds_holds_an_agent_on_track_and_steers_a_stray_back() {
         let path = Path::new([v(0.0, 0.0), v(1000.0, 0.0)], 20.0);
         let follow = FollowPath::new(path).with_method(PathMethod::Reynolds);
         // On the spine at full speed along it: nothing.
-        let on_track = boid(v(100.0, 5.0), v(180.0, 0.0));
+        let on_track = boid(v(100.0, 0.0), v(180.0, 0.0));
         assert_eq!(follow.force(&on_track, no_lookup), Ok(Vector::ZERO));
-        // Slower, but on track: speeds up along its heading only.
-        let slow = boid(v(100.0, 5.0), v(60.0, 0.0));
-        assert_eq!(follow.force(&slow, no_lookup), Ok(v(120.0, 0.0)));
-        // Drifting off: (100, 10) + (180, 60) · 1 s = (280, 70), 70 off the spine, projected at
-        // 280; the target is 40 further, (320, 0).
+        // Slower, on the spine: speeds up along its heading within the response time.
+        let slow = boid(v(100.0, 0.0), v(60.0, 0.0));
+        assert_close(
+            follow.force(&slow, no_lookup).unwrap(),
+            v(120.0 / FollowPath::RESPONSE_TIME, 0.0),
+        );
+        // Off the spine, heading away from it: turned back towards it, at full speed.
         let stray = boid(v(100.0, 10.0), v(180.0, 60.0));
-        let expected = (v(320.0, 0.0) - v(100.0, 10.0)).normalize() * 180.0 - v(180.0, 60.0);
-        assert_close(follow.force(&stray, no_lookup).unwrap(), expected);
-        // At rest on the path: seeks the target 40 ahead, (140, 0).
+        let force = follow.force(&stray, no_lookup).unwrap();
+        assert!(force.y < 0.0 && force.is_finite(), "{force}");
+        // At rest on the path: sets off along it.
         let resting = boid(v(100.0, 0.0), Vector::ZERO);
-        assert_close(follow.force(&resting, no_lookup).unwrap(), v(180.0, 0.0));
-        // A patrol going back seeks backwards: (60, 0).
+        let force = follow.force(&resting, no_lookup).unwrap();
+        assert!(force.x > 0.0 && force.y.abs() < EPSILON, "{force}");
+        // A patrol going back sets off backwards.
         let back = FollowPath {
             forward: false,
             ..follow.clone().with_mode(PathMode::PingPong)
         };
-        assert_close(back.force(&resting, no_lookup).unwrap(), v(-180.0, 0.0));
+        let force = back.force(&resting, no_lookup).unwrap();
+        assert!(force.x < 0.0 && force.y.abs() < EPSILON, "{force}");
+    }
+
+    #[test]
+    fn the_look_ahead_follows_speed_and_limits() {
+        let follow = FollowPath::new(Path::new(square(), 20.0));
+        // At rest: the path's radius. At 180 with 600 of force over a mass of 1: the turning
+        // radius, 54, plus 0.15 s at 180, 27.
+        assert_eq!(follow.lookahead_at(0.0), 20.0);
+        assert!((follow.lookahead_at(180.0) - 81.0).abs() < 1e-3);
+        let heavy = FollowPath {
+            mass: 2.0,
+            ..follow.clone()
+        };
+        assert!((heavy.lookahead_at(180.0) - 135.0).abs() < 1e-3);
+        // Bad limits count as the default agent's; bad extras as zero.
+        for (mass, max_force) in [(0.0, 600.0), (f32::NAN, 600.0), (1.0, -1.0), (1.0, 0.0)] {
+            let bad = FollowPath {
+                mass,
+                max_force,
+                prediction: f32::NAN,
+                lookahead: f32::INFINITY,
+                ..follow.clone()
+            };
+            assert!(
+                (bad.lookahead_at(180.0) - 81.0).abs() < 1e-3,
+                "{mass} {max_force}"
+            );
+            assert_eq!(bad.acceleration(), 600.0);
+        }
+        assert_eq!(follow.turning_diameter(f32::INFINITY), 0.0);
+    }
+
+    #[test]
+    fn bend_speed_slows_only_for_bends_too_tight_to_turn() {
+        use PathMode::*;
+        // The square's right angles, radius 20: the arc within the radius has a radius of
+        // 20 · cos 45° (1 + cos 45°) / sin² 45° ≈ 48.3, turned at √(0.8 · 600 · 48.3) ≈ 152.
+        let square = square();
+        let at_corner = bend_speed(&square, Loop, true, 100.0, 20.0, 600.0, 180.0);
+        assert!(
+            (at_corner - (0.8_f32 * 600.0 * 48.28).sqrt()).abs() < 1.0,
+            "{at_corner}"
+        );
+        // Far from a bend: full speed (a long straight).
+        let long = [v(0.0, 0.0), v(1000.0, 0.0), v(1000.0, 100.0)];
+        assert_eq!(
+            bend_speed(&long, OneWay, true, 100.0, 20.0, 600.0, 180.0),
+            180.0
+        );
+        // A patrol's end is a hairpin: the floor, √(600 · 20 / 2).
+        let end = bend_speed(&long, PingPong, true, 1100.0, 20.0, 600.0, 180.0);
+        assert!((end - 6000.0_f32.sqrt()).abs() < 1e-3, "{end}");
+        // Bad input: the speed limit (zero when that is bad), no NaN.
+        for (along, radius, acceleration) in [
+            (f32::NAN, 20.0, 600.0),
+            (10.0, f32::NAN, 600.0),
+            (10.0, 20.0, f32::NAN),
+            (10.0, -5.0, 0.0),
+        ] {
+            let speed = bend_speed(&square, Loop, true, along, radius, acceleration, 180.0);
+            assert!(speed.is_finite() && speed <= 180.0, "{speed}");
+        }
+        assert_eq!(
+            bend_speed(&square, Loop, true, 10.0, 20.0, 600.0, f32::NAN),
+            0.0
+        );
+        assert_eq!(
+            bend_speed(&[v(1.0, 1.0)], Loop, true, 0.0, 20.0, 600.0, 180.0),
+            180.0
+        );
+    }
+
+    #[test]
+    fn the_tutorial_method_counts_a_node_passed_by_as_reached() {
+        let mut follow = FollowPath::new(Path::new(l_shape(), 10.0));
+        follow.current = 1;
+        // 15 beyond node 1 (100, 0), moving on along x: passed.
+        assert!(follow.advance_moving(v(115.0, 0.0), v(180.0, 0.0)));
+        assert_eq!(follow.current, 2);
+        // Short of it, or at rest, or moving back towards it: not.
+        for (position, velocity) in [
+            (v(85.0, 3.0), v(180.0, 0.0)),
+            (v(115.0, 0.0), Vector::ZERO),
+            (v(115.0, 0.0), v(-180.0, 0.0)),
+            (v(115.0, 0.0), v(f32::NAN, 0.0)),
+        ] {
+            let mut follow = FollowPath::new(Path::new(l_shape(), 10.0));
+            follow.current = 1;
+            assert!(
+                !follow.advance_moving(position, velocity),
+                "{position} {velocity}"
+            );
+        }
+        // Missed by far more than the reach: turned back to.
+        let mut far = FollowPath::new(Path::new(l_shape(), 10.0));
+        far.current = 1;
+        assert!(!far.advance_moving(v(600.0, 0.0), v(30.0, 0.0)));
+        // The first node of a one-way path has no segment leading to it: only the radius.
+        let mut first = FollowPath::new(Path::new(l_shape(), 10.0));
+        assert!(!first.advance_moving(v(-15.0, 0.0), v(-180.0, 0.0)));
     }
 
     #[test]
