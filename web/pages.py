@@ -71,6 +71,7 @@ INDEX = """<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<link rel="icon" href="data:,">
 <title>bevy_steer: examples</title>
 <style>
   body { margin: 2em auto; max-width: 50em; padding: 0 1em; background: #14161c; color: #ddd;
