@@ -10,7 +10,7 @@
 # the version of `wasm-bindgen` in Cargo.lock (the two must match exactly).
 #
 # Variables:
-#   WEB_PROFILE       cargo profile (default `web`: release, optimised for size, see Cargo.toml)
+#   WEB_PROFILE       cargo profile (default `release`; sizes in docs/performance.md, "In the browser")
 #   WEB_OUT           where the site goes (default $CARGO_TARGET_DIR/site)
 #   WASM_OPT=1        also run wasm-opt -Oz on each module, when wasm-opt is installed (binaryen)
 #   CARGO_TARGET_DIR  default target/web, apart from the native builds, so that a web build neither
@@ -22,7 +22,7 @@ all=(hunter_prey flocking obstacles path_following wander seek_flee custom_behav
   leader_following queue)
 examples=("$@")
 [ ${#examples[@]} -gt 0 ] || examples=("${all[@]}")
-profile=${WEB_PROFILE:-web}
+profile=${WEB_PROFILE:-release}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target/web}
 out=${WEB_OUT:-$CARGO_TARGET_DIR/site}
 
