@@ -167,6 +167,12 @@ async function runExample(browser, example) {
       + `${after.white}); ${after.summary}`);
   }
 
+  // Force vectors off again (F switches them in every example), so that the figures below are
+  // those of the example as it starts.
+  await page.focus('#bevy');
+  await page.keyboard.press('KeyF');
+  await sleep(1000);
+
   // The step log's figures (frames and steps a second, the steering step's time), and how busy
   // the page's main thread (the wasm's one thread) is meanwhile, from Chromium's own counters.
   const cdp = await page.context().newCDPSession(page);
