@@ -191,8 +191,8 @@ async function runExample(browser, example) {
   if (steps.length === 0) fail(example, 'no step log line (is the simulation stepping?)');
   const last = steps[steps.length - 1];
   // Responsive: frames keep coming, and the steering takes a small share of the time. The frame
-  // rate is mostly the software renderer's (SwiftShader, in Chromium's GPU process, on the CI
-  // machine's two cores): a main thread that is mostly idle is waiting for it.
+  // rate itself is the drawing's: Bevy's render systems and SwiftShader (software WebGL2) on the
+  // CI machine's two cores give 1 to 3 frames a second.
   const load = last ? (last.steps_per_s * last.step_ms_mean) / 1000 : 0;
   if (last && last.fps < 0.2) fail(example, `not responsive: ${last.fps} frames a second`);
   if (load > 0.5) fail(example, `the steering takes ${(load * 100).toFixed(0)} % of the time`);
