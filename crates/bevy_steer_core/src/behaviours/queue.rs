@@ -28,8 +28,28 @@ use crate::tunable::{DISTANCE, FRACTION, Tunable, WEIGHT};
 /// [`Separation`](super::Separation) is summed before queue brakes, so 80% of it is cancelled while
 /// an agent brakes: give queueing agents a stronger separation. Waiting only for agents within 45
 /// degrees of the heading is a departure from the tutorial (which waits for any agent near the
-/// look-ahead point), so that two agents converging side by side, or an agent at rest, do not stop
-/// each other for good. The defaults are the tutorial demo's (`MAX_QUEUE_AHEAD = 30`, `MAX_QUEUE_RADIUS = 30`,
+/// look-ahead point), so that an agent at rest does not stop the agents behind it for good.
+///
+/// With a personal space (below), the brake is a walker's in a crowd rather than the tutorial's,
+/// because the personal space already keeps agents apart and the tutorial's brake, applied to
+/// everyone near a door, stops the crowd (Reynolds' doorway brakes only for a neighbour near, in
+/// front and slower):
+/// - the agent's front is where this step would take it (the velocity integration would give),
+///   not the velocity left by the jostle of the crowd;
+/// - it waits only for an agent in its way (nearer its line of travel than `min_distance`) that it
+///   closes in on fast enough to have to brake now to stop short of its personal space with half
+///   its force: the room left is at most `closing² · mass / max_force` plus a tenth of a second
+///   of the closing speed;
+/// - the brake and the hard stop act only along the line to that agent, on the speed it closes in
+///   at, so that the agent still slides sideways, into a doorway beside the agent ahead;
+/// - two agents each within 45 degrees of the other's heading (converging head-on, or from both
+///   sides along a wall towards a door) do not both wait, which would stop both: the one further
+///   along their shared heading (the sum of their headings) goes first, or on a tie (head-on, side
+///   by side) the lesser entity; only the other brakes. The rule does not depend on the order
+///   agents are visited in, so runs stay reproducible.
+///
+/// Without a personal space, queue brakes as the tutorial's does: the brake is then all that keeps
+/// agents apart. The defaults are the tutorial demo's (`MAX_QUEUE_AHEAD = 30`, `MAX_QUEUE_RADIUS = 30`,
 /// brake 0.8, hard stop 0.3); distances are the same in this crate's units.
 ///
 /// Personal space, off by default (`min_distance = 0.0`: the tutorial's queue, which brakes but can
@@ -120,6 +140,37 @@ impl Queue {
                 .powf(dt * TUTORIAL_FRAME_RATE)
         } else {
             1.0
+        };
+        (force, kept)
+    }
+
+    /// What queueing does, with a personal space, to an agent at `position` moving at `velocity`
+    /// with `steering` summed so far, behind the agent ahead at `agent_ahead`: the brake and the
+    /// hard stop of [`brake`](Self::brake), but only along the line to the agent ahead (the parts
+    /// of the steering and of the velocity that carry the agent towards it), so that the agent
+    /// still slides sideways, round it or into a doorway beside it. Returns the force to add and
+    /// the velocity kept. An agent ahead on `position` itself gives no line: nothing changes.
+    pub fn yield_to(
+        &self,
+        position: Vector,
+        velocity: Vector,
+        steering: Vector,
+        agent_ahead: Vector,
+        ahead_velocity: Vector,
+        dt: f32,
+    ) -> (Vector, Vector) {
+        let towards = direction_or_zero(agent_ahead - position);
+        let along = |vector: Vector| towards * vector.dot(towards).max(0.0);
+        let closing = along(velocity - ahead_velocity);
+        let force = (-along(steering) * self.brake - closing) * self.weight;
+        let kept = if agent_ahead.distance(position) <= self.radius {
+            let factor = self
+                .hard_stop
+                .clamp(0.0, 1.0)
+                .powf(dt * TUTORIAL_FRAME_RATE);
+            velocity - closing * (1.0 - factor)
+        } else {
+            velocity
         };
         (force, kept)
     }
@@ -250,42 +301,87 @@ pub fn apply_queue<M: Component>(
             continue;
         }
         let position = position_of(transform);
-        let heading = direction_or_zero(velocity.0);
+        let space = queue.personal_space();
+        let spaced = space.is_some();
+        let (mass, max_speed, max_force) = limits;
+        // With a personal space, the agent's front is where this step would take it (the
+        // velocity integration would give): a slow agent's own velocity is mostly the jostle of
+        // the crowd, and braking for whoever that points at stops a crowd at a door.
+        let moving = if spaced {
+            integrate_velocity(
+                velocity.0,
+                steering.0,
+                mass.0,
+                max_speed.effective(),
+                max_force.effective(),
+                dt,
+            )
+        } else {
+            velocity.0
+        };
+        // How fast the agent can brake (none for a mass that ignores forces).
+        let stopping = if mass.0 > 0.0 && mass.0.is_finite() {
+            max_force.effective() / mass.0
+        } else {
+            0.0
+        };
+        let heading = direction_or_zero(moving);
         let ahead = position + heading * queue.ahead_distance;
         // The agent ahead: the one nearest the look-ahead point among those in front, within
-        // 45 degrees of the heading (an agent at rest has no front and waits for nobody; two agents
-        // converging side by side do not wait for each other for ever), ties to the lesser entity.
-        let mut agent_ahead: Option<(f32, Entity, Vector)> = None;
+        // 45 degrees of the heading (an agent at rest has no front and waits for nobody), ties to
+        // the lesser entity. With a personal space, only one the agent must brake for now to stop
+        // short of it (see `Queue`), and not one that goes first.
+        let mut agent_ahead: Option<(f32, Entity, Vector, Vector)> = None;
         index.for_each_within(ahead, queue.radius, |other| {
             let offset = other.position - position;
             if other.entity == entity
-                || offset.dot(heading) <= offset.length() * core::f32::consts::FRAC_1_SQRT_2
+                || !in_front(offset, heading)
+                || space.is_some_and(|space| {
+                    !in_the_way(offset, heading, space)
+                        || !must_brake(offset, moving - other.velocity, space, stopping)
+                })
+                || (spaced
+                    && goes_first(
+                        entity,
+                        heading,
+                        other.entity,
+                        direction_or_zero(other.velocity),
+                        offset,
+                    ))
             {
                 return;
             }
             let distance = other.position.distance_squared(ahead);
-            if agent_ahead.is_none_or(|(best, best_entity, _)| {
+            if agent_ahead.is_none_or(|(best, best_entity, ..)| {
                 distance < best || (distance == best && other.entity < best_entity)
             }) {
-                agent_ahead = Some((distance, other.entity, other.position));
+                agent_ahead = Some((distance, other.entity, other.position, other.velocity));
             }
         });
-        let agent_ahead = agent_ahead.map(|(.., position)| position);
-        let (force, kept) = queue.brake(position, velocity.0, steering.0, agent_ahead, dt);
+        let ahead_velocity = agent_ahead.map_or(Vector::ZERO, |(.., velocity)| velocity);
+        let agent_ahead = agent_ahead.map(|(_, _, position, _)| position);
+        let (force, kept) = match (agent_ahead, spaced) {
+            (Some(other), true) => {
+                queue.yield_to(position, velocity.0, steering.0, other, ahead_velocity, dt)
+            }
+            _ => {
+                let (force, kept) = queue.brake(position, velocity.0, steering.0, agent_ahead, dt);
+                (force, velocity.0 * kept)
+            }
+        };
         if !(force.is_finite() && kept.is_finite()) {
             report(Problem::NonFiniteForce(Queue::KIND));
             continue;
         }
         if agent_ahead.is_some() {
             steering.0 += force;
-            velocity.0 *= kept;
+            velocity.0 = kept;
             queue.last_brake = force;
         }
         let Some(space) = queue.personal_space() else {
             continue;
         };
         // The velocity integration would give, and the agents it could carry this one too near.
-        let (mass, max_speed, max_force) = limits;
         let settled = integrate_velocity(
             velocity.0,
             steering.0,
@@ -309,6 +405,65 @@ pub fn apply_queue<M: Component>(
                 steering.0 = Vector::ZERO;
             }
         }
+    }
+}
+
+/// Whether an agent at `offset` from another heading along `heading` (a unit vector, or zero) is
+/// in front of it: within 45 degrees of its heading. Nothing is in front of an agent at rest.
+fn in_front(offset: Vector, heading: Vector) -> bool {
+    offset.dot(heading) > length(offset) * core::f32::consts::FRAC_1_SQRT_2
+}
+
+/// Whether another agent at `offset` stands in the way of an agent heading along `heading` (a unit
+/// vector) that keeps a personal space of `space`: nearer its line of travel than that.
+fn in_the_way(offset: Vector, heading: Vector, space: f32) -> bool {
+    offset.perp_dot(heading).abs() < space
+}
+
+/// Whether an agent closing in on another at `offset` at `relative` velocity (its own less the
+/// other's), keeping a personal space of `space`, must brake now to stop short of it with half of
+/// its `acceleration`: the room left beyond the space is no more than its stopping distance,
+/// `closing² / acceleration`, plus [`BRAKE_REACTION`] seconds of the closing speed. Never for an
+/// agent that does not close in.
+fn must_brake(offset: Vector, relative: Vector, space: f32, acceleration: f32) -> bool {
+    let distance = length(offset);
+    if distance.is_nan() || distance <= 0.0 {
+        return false;
+    }
+    let closing = relative.dot(offset) / distance;
+    let room = distance - space;
+    closing > 0.0
+        && (acceleration <= 0.0
+            || room <= closing * closing / acceleration + closing * BRAKE_REACTION)
+}
+
+/// With a personal space, how long before it would have to brake with half its force an agent
+/// starts braking for the agent ahead, in seconds.
+const BRAKE_REACTION: f32 = 0.1;
+
+/// The tie-break of two queueing agents each in front of the other (converging head-on or from
+/// the sides): whether `agent`, heading along `heading`, goes first rather than wait for `other`,
+/// heading along `other_heading`, at `offset` from it. The one further along their shared heading
+/// (the sum of both) goes first; where neither is (head-on, or side by side), the lesser entity
+/// does. Only the other waits, so the two never brake each other to a standstill. An agent that is
+/// not in front of the other never goes first.
+pub(crate) fn goes_first(
+    agent: Entity,
+    heading: Vector,
+    other: Entity,
+    other_heading: Vector,
+    offset: Vector,
+) -> bool {
+    if !(in_front(offset, heading) && in_front(-offset, other_heading)) {
+        return false;
+    }
+    let shared = direction_or_zero(heading + other_heading);
+    // How far the other is ahead along the shared heading, next to how far apart they are.
+    let lead = offset.dot(shared);
+    if lead.abs() > 1e-3 * length(offset) {
+        lead < 0.0
+    } else {
+        agent < other
     }
 }
 
