@@ -56,4 +56,4 @@ for _ in $(seq 1 50); do
 done
 
 WEB_URL=http://127.0.0.1:$port WEB_OUT=$out WEB_EXAMPLES="${examples[*]}" \
-  timeout --kill-after=10 900 node tests/web/test.mjs
+  timeout --kill-after=10 1500 node tests/web/test.mjs
