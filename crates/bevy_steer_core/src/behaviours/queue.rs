@@ -616,4 +616,80 @@ mod tests {
         assert!(closest >= 10.0 - 1e-3, "came {closest} apart");
         assert!(closest < 10.5, "stopped early, {closest} apart");
     }
+
+    #[test]
+    fn yielding_brakes_only_along_the_line_to_the_agent_ahead() {
+        let queue = spaced(16.0);
+        // The agent ahead straight up; moving up and right, steered up and right.
+        let (force, kept) = queue.yield_to(
+            Vector::ZERO,
+            Vector::new(30.0, 40.0),
+            Vector::new(100.0, 200.0),
+            Vector::new(0.0, 20.0),
+            Vector::new(0.0, 10.0),
+            DT,
+        );
+        // Along y: -(200 · 0.8) - (40 - 10) closing; nothing along x.
+        assert!(force.abs_diff_eq(Vector::new(0.0, -190.0), 1e-3), "{force}");
+        // Within the radius: the closing 30 cut to 30 · 0.3, the sideways 30 kept.
+        assert!(
+            kept.abs_diff_eq(Vector::new(30.0, 10.0 + 9.0), 1e-3),
+            "{kept}"
+        );
+        // Moving away from it: nothing.
+        let (force, kept) = queue.yield_to(
+            Vector::ZERO,
+            Vector::new(0.0, -40.0),
+            Vector::new(0.0, -100.0),
+            Vector::new(0.0, 20.0),
+            Vector::ZERO,
+            DT,
+        );
+        assert_eq!((force, kept), (Vector::ZERO, Vector::new(0.0, -40.0)));
+    }
+
+    #[test]
+    fn of_two_converging_agents_exactly_one_goes_first() {
+        let (a, b) = (entity(0), entity(1));
+        let up = Vector::new(0.0, 1.0);
+        let diagonal = |x: f32, y: f32| Vector::new(x, y).normalize();
+        // From the sides towards a door on +x: b is further along the shared heading (+x).
+        let offset = Vector::new(2.0, 30.0);
+        let (ha, hb) = (diagonal(1.0, 2.0), diagonal(1.0, -2.0));
+        assert!(!goes_first(a, ha, b, hb, offset));
+        assert!(goes_first(b, hb, a, ha, -offset));
+        // Head-on: the lesser entity, and only it.
+        let a_first = goes_first(a, up, b, -up, Vector::new(0.0, 20.0));
+        let b_first = goes_first(b, -up, a, up, Vector::new(0.0, -20.0));
+        assert_eq!((a_first, b_first), (a < b, b < a));
+        // Not converging (b ahead, going the same way): nobody goes first, a waits.
+        assert!(!goes_first(a, up, b, up, Vector::new(0.0, 20.0)));
+        // At rest: no front.
+        assert!(!goes_first(a, up, b, Vector::ZERO, Vector::new(0.0, 20.0)));
+    }
+
+    #[test]
+    fn an_agent_brakes_only_when_it_must_to_stop_short() {
+        // 40 apart, space 16: 24 of room. Closing at 60 with 600 to brake: 6 + 6 < 24, not yet.
+        let offset = Vector::new(40.0, 0.0);
+        assert!(!must_brake(offset, Vector::new(60.0, 0.0), 16.0, 600.0));
+        // Closing at 120: 24 + 12 > 24, now.
+        assert!(must_brake(offset, Vector::new(120.0, 0.0), 16.0, 600.0));
+        // Not closing, or no direction: never.
+        assert!(!must_brake(offset, Vector::new(-120.0, 0.0), 16.0, 600.0));
+        assert!(!must_brake(
+            Vector::ZERO,
+            Vector::new(120.0, 0.0),
+            16.0,
+            600.0
+        ));
+        assert!(!must_brake(
+            Vector::new(f32::NAN, 0.0),
+            Vector::X,
+            16.0,
+            600.0
+        ));
+        // No force to brake with: whenever closing.
+        assert!(must_brake(offset, Vector::new(1.0, 0.0), 16.0, 0.0));
+    }
 }
