@@ -8,9 +8,13 @@
 //! | left click (outside the panel) | add a node to the end of the path, at the cursor |
 //! | `Backspace` | remove the path's last node (one always stays) |
 //! | `1` / `2` / `3` | one way / loop / ping-pong (patrol) |
-//! | `M` | switch between the tutorial's method (seek node after node) and Reynolds' (predict, and steer back onto the path when straying) |
+//! | `M` | switch between the tutorial's method (seek node after node, moving on once a node is reached or passed) and Reynolds' (steer for a point a look-ahead along the path, slowing for bends too tight to turn) |
+//! | `P` | switch the path: the zigzag, an ellipse of 400 by 250 through 20 nodes, a hairpin (the last two of radius 20) |
 //! | `F` | show / hide force vectors and the path: white velocity, sienna path following (the path, its radius as a faint band, the node each agent seeks), separation in a colour of its own |
-//! | the panel | tune path following (prediction, lookahead, slowing radius), separation and the limits for Swift, Steady or All; save, load or reset presets (`path_following`) |
+//! | the panel | tune path following (prediction and lookahead, which add to Reynolds' automatic look-ahead; slowing radius), separation and the limits for Swift, Steady or All; save, load or reset presets (`path_following`) |
+//!
+//! `STEER_PATH=ellipse` or `hairpin` and `STEER_METHOD=reynolds` start with that path and method
+//! (for scripted runs; see `support`).
 
 mod support;
 
@@ -21,7 +25,7 @@ use bevy::window::PrimaryWindow;
 use bevy_steer::prelude::*;
 use support::{
     ScriptedRunPlugin, arrow_mesh, cursor_world_position, default_plugins, force_vectors_plugin,
-    half_extents, smooth_motion, toggle_force_vectors,
+    half_extents, setting, smooth_motion, toggle_force_vectors,
 };
 
 /// The faster agents, that cut corners wider.
@@ -46,6 +50,52 @@ struct Route {
 }
 
 const AGENTS: usize = 12;
+
+/// The paths `P` switches between.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Shape {
+    ZigZag,
+    Ellipse,
+    Hairpin,
+}
+
+impl Shape {
+    fn path(self) -> Path {
+        match self {
+            Self::ZigZag => Path::new(NODES, 30.0),
+            // Clear of the panel on the left.
+            Self::Ellipse => (0..20)
+                .map(|i| {
+                    let angle = i as f32 * std::f32::consts::TAU / 20.0;
+                    Vec2::new(200.0 + 200.0 * angle.cos(), 125.0 * angle.sin())
+                })
+                .collect(),
+            Self::Hairpin => Path::new(
+                [
+                    Vec2::new(-150.0, -120.0),
+                    Vec2::new(550.0, -120.0),
+                    Vec2::new(550.0, -20.0),
+                    Vec2::new(-150.0, -20.0),
+                    Vec2::new(-150.0, 80.0),
+                    Vec2::new(550.0, 80.0),
+                ],
+                20.0,
+            ),
+        }
+    }
+
+    fn next(self) -> Self {
+        match self {
+            Self::ZigZag => Self::Ellipse,
+            Self::Ellipse => Self::Hairpin,
+            Self::Hairpin => Self::ZigZag,
+        }
+    }
+}
+
+/// The path shown, for `P`.
+#[derive(Resource)]
+struct CurrentShape(Shape);
 
 /// The starting path: a zigzag across the window, clear of the panel on the left.
 const NODES: [Vec2; 7] = [
@@ -78,10 +128,14 @@ fn main() {
         .add_tuning_group::<Swift>("Swift")
         .add_tuning_group::<Steady>("Steady")
         .insert_resource(ClearColor(Color::srgb(0.08, 0.09, 0.11)))
+        .insert_resource(start_shape())
         .insert_resource(Route {
-            path: Path::new(NODES, 30.0),
+            path: start_shape().0.path(),
             mode: PathMode::Loop,
-            method: PathMethod::Tutorial,
+            method: match setting("STEER_METHOD").as_deref() {
+                Some("reynolds") => PathMethod::Reynolds,
+                _ => PathMethod::Tutorial,
+            },
         })
         .add_systems(Startup, setup)
         .add_systems(
@@ -97,6 +151,7 @@ fn main() {
                     set_mode(PathMode::Loop).run_if(input_just_pressed(KeyCode::Digit2)),
                     set_mode(PathMode::PingPong).run_if(input_just_pressed(KeyCode::Digit3)),
                     switch_method.run_if(input_just_pressed(KeyCode::KeyM)),
+                    switch_path.run_if(input_just_pressed(KeyCode::KeyP)),
                     toggle_force_vectors.run_if(input_just_pressed(KeyCode::KeyF)),
                 ),
                 apply_the_route.run_if(resource_changed::<Route>),
@@ -156,9 +211,6 @@ fn setup(
                 .with_rotation(Quat::from_rotation_z(direction.to_angle())),
             FollowPath {
                 current: (segment + 1) % points.len(),
-                // Quick to answer (a quarter of a second rather than the default agent's second),
-                // so that the path's sharp corners are followed, not cut wide.
-                prediction: 0.4,
                 ..FollowPath::new(route.path.clone())
                     .with_mode(route.mode)
                     .with_method(route.method)
@@ -200,7 +252,8 @@ fn route_text(route: &Route) -> String {
         PathMethod::Reynolds => "Reynolds",
     };
     format!(
-        "mode: {mode} (1 / 2 / 3)\nmethod: {method} (M)\nnodes: {} (click / Backspace)",
+        "mode: {mode} (1 / 2 / 3)\nmethod: {method} (M)\nnodes: {} (click / Backspace; P: \
+         another path)",
         route.path.points.len()
     )
 }
@@ -228,6 +281,21 @@ fn set_mode(mode: PathMode) -> impl FnMut(ResMut<Route>) {
         route.mode = mode;
         info!("mode: {mode:?}");
     }
+}
+
+/// The path to start with: `STEER_PATH`, else the zigzag.
+fn start_shape() -> CurrentShape {
+    CurrentShape(match setting("STEER_PATH").as_deref() {
+        Some("ellipse") => Shape::Ellipse,
+        Some("hairpin") => Shape::Hairpin,
+        _ => Shape::ZigZag,
+    })
+}
+
+fn switch_path(mut shape: ResMut<CurrentShape>, mut route: ResMut<Route>) {
+    shape.0 = shape.0.next();
+    route.path = shape.0.path();
+    info!("path: {:?}", shape.0);
 }
 
 fn switch_method(mut route: ResMut<Route>) {

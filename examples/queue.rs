@@ -1,7 +1,8 @@
-//! The Queue tutorial's demo: a crowd seeks a doorway in a wall and goes through it in a line,
-//! each agent braking when another is just ahead, instead of piling up at the door. Each also keeps
-//! a personal space (`Queue::min_distance`, this crate's addition) as wide as an arrow's circle,
-//! so the arrows never overlap.
+//! The Queue tutorial's demo: two crowds, from above and from below the doorway, seek a doorway a
+//! few bodies wide in a wall and go through it, each agent braking when another is just ahead,
+//! instead of piling up at the door. Each also keeps a personal space (`Queue::min_distance`, this
+//! crate's addition) as wide as an arrow's circle, so the arrows never overlap; two agents that
+//! meet from the sides at the door do not both wait (one goes first).
 //! Agents that reach the right edge start again on the left.
 //!
 //! | control | action |
@@ -24,11 +25,18 @@ use support::{
 #[derive(Component)]
 struct Walker;
 
-/// Half the doorway's width: room for one agent at a time.
-const DOOR_HALF_WIDTH: f32 = 14.0;
+/// The way a walker goes through the wall: `1.0` from the left to the right (all of them here;
+/// `-1.0` would walk back, and two crowds meeting head-on in a doorway jam it, as they do without
+/// a pathfinder or rules of the road).
+#[derive(Component, Clone, Copy)]
+struct Heading(f32);
+
+/// Half the doorway's width: room for about three agents abreast.
+const DOOR_HALF_WIDTH: f32 = 26.0;
 /// Half the wall's thickness.
 const WALL_HALF_THICKNESS: f32 = 6.0;
-const WALKERS: usize = 40;
+/// Walkers in each crowd.
+const WALKERS: usize = 24;
 
 fn main() {
     App::new()
@@ -48,7 +56,7 @@ fn main() {
             SteeringSchedule,
             (
                 aim_through_the_door.in_set(SteeringSystems::Decide),
-                (stop_at_the_wall, start_again_on_the_left)
+                (stop_at_the_wall, start_again_on_their_side)
                     .chain()
                     .after(SteeringSystems::Integrate),
             ),
@@ -85,22 +93,30 @@ fn setup(
             Transform::from_xyz(0.0, side * (DOOR_HALF_WIDTH + block_length / 2.0), 0.0),
         ));
     }
-    let look = (
-        Mesh2d(meshes.add(arrow_mesh(14.0))),
-        MeshMaterial2d(materials.add(Color::srgb(0.6, 0.85, 1.0))),
-    );
-    for index in 0..WALKERS {
-        // A crowd on the left, spread by a low-discrepancy sequence.
+    let arrow = meshes.add(arrow_mesh(14.0));
+    let colours = [
+        materials.add(Color::srgb(0.6, 0.85, 1.0)),
+        materials.add(Color::srgb(1.0, 0.75, 0.45)),
+    ];
+    for index in 0..2 * WALKERS {
+        // Two crowds on the left, above and below the doorway, spread by a low-discrepancy
+        // sequence: blue from above, orange from below.
+        let (side, above) = (1.0, if index % 2 == 0 { 1.0 } else { -1.0 });
         let (x, y) = (
             (index as f32 * 0.618_034).fract(),
             (index as f32 * 0.754_878).fract(),
         );
-        let start = Vec2::new(-half.x + 40.0 + x * 300.0, (y - 0.5) * 400.0);
+        let start = Vec2::new(-half.x + 40.0 + x * 400.0, above * (60.0 + y * 220.0));
+        let look = (
+            Mesh2d(arrow.clone()),
+            MeshMaterial2d(colours[index % 2].clone()),
+        );
         // The tutorial's numbers at 60 frames per second: MAX_VELOCITY 6 would be 360 units a
         // second; slower here, so the line is easy to watch. MAX_FORCE 5.4 is 324.
         commands.spawn((
             Walker,
-            look.clone(),
+            Heading(side),
+            look,
             Transform::from_translation(start.extend(0.0)),
             MaxSpeed(120.0),
             MaxForce(324.0),
@@ -114,17 +130,18 @@ fn setup(
     }
 }
 
-/// Left of the wall, walkers make for the doorway; through it, for the right edge.
+/// On their own side of the wall, walkers make for the far end of the doorway; through it, for
+/// the far edge.
 fn aim_through_the_door(
     window: Single<&Window, With<PrimaryWindow>>,
-    mut walkers: Query<(&Transform, &mut Seek), With<Walker>>,
+    mut walkers: Query<(&Transform, &Heading, &mut Seek), With<Walker>>,
 ) {
-    let exit = Vec2::new(half_extents(&window).x + 100.0, 0.0);
-    for (transform, mut seek) in &mut walkers {
-        let target = if transform.translation.x < WALL_HALF_THICKNESS {
-            Vec2::new(WALL_HALF_THICKNESS, 0.0)
+    let exit = half_extents(&window).x + 100.0;
+    for (transform, &Heading(side), mut seek) in &mut walkers {
+        let target = if side * transform.translation.x < WALL_HALF_THICKNESS {
+            Vec2::new(side * WALL_HALF_THICKNESS, 0.0)
         } else {
-            exit
+            Vec2::new(side * exit, 0.0)
         };
         seek.target = Some(Target::Point(target));
     }
@@ -143,15 +160,15 @@ fn stop_at_the_wall(mut walkers: Query<(&mut Transform, &mut Velocity), With<Wal
     }
 }
 
-/// Walkers that reached the right edge start again at the left.
-fn start_again_on_the_left(
+/// Walkers that reached the far edge start again on their own side.
+fn start_again_on_their_side(
     window: Single<&Window, With<PrimaryWindow>>,
-    mut walkers: Query<&mut Transform, With<Walker>>,
+    mut walkers: Query<(&mut Transform, &Heading), With<Walker>>,
 ) {
     let half = half_extents(&window);
-    for mut transform in &mut walkers {
-        if transform.translation.x > half.x {
-            transform.translation.x = -half.x + 20.0;
+    for (mut transform, &Heading(side)) in &mut walkers {
+        if side * transform.translation.x > half.x {
+            transform.translation.x = -side * (half.x - 20.0);
         }
     }
 }
