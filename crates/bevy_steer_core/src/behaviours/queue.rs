@@ -307,15 +307,18 @@ pub fn apply_queue<M: Component>(
         // With a personal space, the agent's front is where this step would take it (the
         // velocity integration would give): a slow agent's own velocity is mostly the jostle of
         // the crowd, and braking for whoever that points at stops a crowd at a door.
-        let moving = if spaced {
+        let integrate = |velocity, steering| {
             integrate_velocity(
-                velocity.0,
-                steering.0,
+                velocity,
+                steering,
                 mass.0,
                 max_speed.effective(),
                 max_force.effective(),
                 dt,
             )
+        };
+        let moving = if spaced {
+            integrate(velocity.0, steering.0)
         } else {
             velocity.0
         };
@@ -381,15 +384,13 @@ pub fn apply_queue<M: Component>(
         let Some(space) = queue.personal_space() else {
             continue;
         };
-        // The velocity integration would give, and the agents it could carry this one too near.
-        let settled = integrate_velocity(
-            velocity.0,
-            steering.0,
-            mass.0,
-            max_speed.effective(),
-            max_force.effective(),
-            dt,
-        );
+        // The velocity integration would give (`moving`, unless the brake changed the step), and
+        // the agents it could carry this one too near.
+        let settled = if agent_ahead.is_some() {
+            integrate(velocity.0, steering.0)
+        } else {
+            moving
+        };
         near.clear();
         let reach = space + 2.0 * length(settled) * dt;
         index.for_each_within(position, reach, |other| {
