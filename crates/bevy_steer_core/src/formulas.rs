@@ -261,105 +261,81 @@ pub fn is_valid_mass(mass: f32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{assert_close, boid};
-    use bevy::math::Vec2;
+    use crate::test_support::{assert_close, boid, v};
 
     #[test]
     fn seek_outside_the_slowing_radius_wants_full_speed() {
         // desired = normalize((100, 0) - (0, 0)) * 3 = (3, 0); force = desired - velocity.
-        let agent = boid(Vec2::ZERO, Vec2::new(0.0, 1.0), 3.0);
-        assert_close(
-            seek(&agent, Vec2::new(100.0, 0.0), 20.0),
-            Vec2::new(3.0, -1.0),
-        );
+        let agent = boid(Vector::ZERO, v(0.0, 1.0), 3.0);
+        assert_close(seek(&agent, v(100.0, 0.0), 20.0), v(3.0, -1.0));
     }
 
     #[test]
     fn seek_inside_the_slowing_radius_scales_by_distance() {
         // distance 10 <= slowingRadius 20: desired = (1, 0) * 3 * 10 / 20 = (1.5, 0).
-        let agent = boid(Vec2::ZERO, Vec2::new(1.0, 0.0), 3.0);
-        assert_close(
-            seek(&agent, Vec2::new(10.0, 0.0), 20.0),
-            Vec2::new(0.5, 0.0),
-        );
+        let agent = boid(Vector::ZERO, v(1.0, 0.0), 3.0);
+        assert_close(seek(&agent, v(10.0, 0.0), 20.0), v(0.5, 0.0));
     }
 
     #[test]
     fn seek_on_the_target_brakes() {
-        let agent = boid(Vec2::splat(5.0), Vec2::new(2.0, -1.0), 3.0);
-        assert_close(seek(&agent, Vec2::splat(5.0), 20.0), Vec2::new(-2.0, 1.0));
-        assert_close(seek(&agent, Vec2::splat(5.0), 0.0), Vec2::new(-2.0, 1.0));
+        let agent = boid(Vector::splat(5.0), v(2.0, -1.0), 3.0);
+        assert_close(seek(&agent, Vector::splat(5.0), 20.0), v(-2.0, 1.0));
+        assert_close(seek(&agent, Vector::splat(5.0), 0.0), v(-2.0, 1.0));
     }
 
     #[test]
     fn flee_wants_full_speed_away() {
         // desired = normalize((0, 0) - (0, 10)) * 3 = (0, -3).
-        let agent = boid(Vec2::ZERO, Vec2::new(1.0, 0.0), 3.0);
-        assert_close(flee(&agent, Vec2::new(0.0, 10.0)), Vec2::new(-1.0, -3.0));
+        let agent = boid(Vector::ZERO, v(1.0, 0.0), 3.0);
+        assert_close(flee(&agent, v(0.0, 10.0)), v(-1.0, -3.0));
     }
 
     #[test]
     fn flee_from_its_own_position_keeps_heading_or_rests() {
-        let moving = boid(Vec2::ZERO, Vec2::new(2.0, 0.0), 3.0);
-        assert_close(flee(&moving, Vec2::ZERO), Vec2::new(1.0, 0.0));
-        let resting = boid(Vec2::ZERO, Vec2::ZERO, 3.0);
-        assert_close(flee(&resting, Vec2::ZERO), Vec2::ZERO);
+        let moving = boid(Vector::ZERO, v(2.0, 0.0), 3.0);
+        assert_close(flee(&moving, Vector::ZERO), v(1.0, 0.0));
+        let resting = boid(Vector::ZERO, Vector::ZERO, 3.0);
+        assert_close(flee(&resting, Vector::ZERO), Vector::ZERO);
     }
 
     #[test]
     fn pursuit_aims_where_the_target_will_be() {
         // distance 30, max speed 3: T = 10; future = (30, 0) + (0, 1) * 10 = (30, 10).
-        let hunter = boid(Vec2::ZERO, Vec2::ZERO, 3.0);
-        let target = Vec2::new(30.0, 0.0);
-        let target_velocity = Vec2::new(0.0, 1.0);
+        let hunter = boid(Vector::ZERO, Vector::ZERO, 3.0);
+        let target = v(30.0, 0.0);
+        let target_velocity = v(0.0, 1.0);
         assert_close(
             predict_position(&hunter, target, target_velocity),
-            Vec2::new(30.0, 10.0),
+            v(30.0, 10.0),
         );
-        let expected = Vec2::new(30.0, 10.0).normalize() * 3.0;
+        let expected = v(30.0, 10.0).normalize() * 3.0;
         assert_close(pursue(&hunter, target, target_velocity), expected);
         assert_close(evade(&hunter, target, target_velocity), -expected);
     }
 
     #[test]
     fn prediction_with_no_speed_uses_the_current_position() {
-        let stuck = boid(Vec2::ZERO, Vec2::ZERO, 0.0);
-        let target = Vec2::new(30.0, 0.0);
-        assert_close(
-            predict_position(&stuck, target, Vec2::new(5.0, 5.0)),
-            target,
-        );
+        let stuck = boid(Vector::ZERO, Vector::ZERO, 0.0);
+        let target = v(30.0, 0.0);
+        assert_close(predict_position(&stuck, target, v(5.0, 5.0)), target);
     }
 
     #[test]
     fn integration_truncates_force_divides_by_mass_and_truncates_speed() {
         // force (10, 0) truncated to 4, / mass 2 = (2, 0) per second; dt 0.5: +1.
-        let velocity = integrate_velocity(
-            Vec2::new(1.0, 0.0),
-            Vec2::new(10.0, 0.0),
-            2.0,
-            100.0,
-            4.0,
-            0.5,
-        );
-        assert_close(velocity, Vec2::new(2.0, 0.0));
+        let velocity = integrate_velocity(v(1.0, 0.0), v(10.0, 0.0), 2.0, 100.0, 4.0, 0.5);
+        assert_close(velocity, v(2.0, 0.0));
         // Speed limited to 1.5.
-        let velocity = integrate_velocity(
-            Vec2::new(1.0, 0.0),
-            Vec2::new(10.0, 0.0),
-            2.0,
-            1.5,
-            4.0,
-            0.5,
-        );
-        assert_close(velocity, Vec2::new(1.5, 0.0));
+        let velocity = integrate_velocity(v(1.0, 0.0), v(10.0, 0.0), 2.0, 1.5, 4.0, 0.5);
+        assert_close(velocity, v(1.5, 0.0));
         // A mass so small the change overflows: full speed along the force.
-        let velocity = integrate_velocity(Vec2::ZERO, Vec2::new(0.0, 1.0), 1e-45, 3.0, 4.0, 10.0);
-        assert_close(velocity, Vec2::new(0.0, 3.0));
+        let velocity = integrate_velocity(Vector::ZERO, v(0.0, 1.0), 1e-45, 3.0, 4.0, 10.0);
+        assert_close(velocity, v(0.0, 3.0));
         // An invalid mass coasts.
         for mass in [0.0, -1.0, f32::NAN, f32::INFINITY] {
-            let velocity = integrate_velocity(Vec2::X, Vec2::Y, mass, 3.0, 4.0, 0.5);
-            assert_eq!(velocity, Vec2::X);
+            let velocity = integrate_velocity(Vector::X, Vector::Y, mass, 3.0, 4.0, 0.5);
+            assert_eq!(velocity, Vector::X);
         }
     }
 }

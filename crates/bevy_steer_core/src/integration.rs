@@ -6,7 +6,11 @@ use bevy::math::Vec4;
 use bevy::prelude::*;
 
 use crate::components::{Mass, MaxForce, MaxSpeed, Steering, Velocity};
-use crate::facing::{FaceVelocity, face_velocity_lanes};
+use crate::facing::FaceVelocity;
+#[cfg(feature = "3d")]
+use crate::facing::Turns;
+#[cfg(feature = "2d")]
+use crate::facing::face_velocity_lanes;
 use crate::formulas::integrate_velocity;
 use crate::math::lanes::{LANES, VectorLanes, groups, is_normal, lanes_of, truncate};
 use crate::math::{Vector, position_of, set_position};
@@ -159,12 +163,15 @@ pub fn integrate(
                         )
                     })
                     .flatten();
+                #[cfg(feature = "2d")]
                 let turns = on_lanes.zip(facing).map(|((velocity, _), facing)| {
                     face_velocity_lanes(
                         VectorLanes::from_fn(|lane| *facing[start + lane].local_forward),
                         velocity,
                     )
                 });
+                #[cfg(feature = "3d")]
+                let turns: Option<Turns> = None;
                 for row in group {
                     let force = core::mem::take(&mut steering[row].0);
                     let integrated = match on_lanes {
@@ -193,9 +200,9 @@ pub fn integrate(
                     set_position(transform, position);
                     let rotation = match turns {
                         Some(turns) => turns.lane(row - start),
-                        None => {
-                            facing.and_then(|facing| facing[row].rotation_for(integrated.velocity))
-                        }
+                        None => facing.and_then(|facing| {
+                            facing[row].turn(integrated.velocity, transform.rotation)
+                        }),
                     };
                     if let Some(rotation) = rotation {
                         transform.rotation = rotation;
@@ -255,18 +262,18 @@ pub(crate) fn plugin(app: &mut App) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bevy::math::Vec2;
+    use crate::test_support::v;
     use proptest::prelude::*;
 
     const DT: f32 = 1.0 / 60.0;
 
     /// The scalar path's velocities and positions for four agents.
     fn scalar(
-        velocities: [Vec2; 4],
-        positions: [Vec2; 4],
-        forces: [Vec2; 4],
+        velocities: [Vector; 4],
+        positions: [Vector; 4],
+        forces: [Vector; 4],
         limits: [[f32; 3]; 4],
-    ) -> [(Vec2, Vec2); 4] {
+    ) -> [(Vector, Vector); 4] {
         core::array::from_fn(|lane| {
             let [mass, max_speed, max_force] = limits[lane];
             let velocity = integrate_velocity(
@@ -282,11 +289,11 @@ mod tests {
     }
 
     fn lanes(
-        velocities: [Vec2; 4],
-        positions: [Vec2; 4],
-        forces: [Vec2; 4],
+        velocities: [Vector; 4],
+        positions: [Vector; 4],
+        forces: [Vector; 4],
         limits: [[f32; 3]; 4],
-    ) -> Option<[(Vec2, Vec2); 4]> {
+    ) -> Option<[(Vector, Vector); 4]> {
         let limit = |index: usize| Vec4::from_array(limits.map(|limit| limit[index]));
         let (velocity, position) = integrate_lanes(
             VectorLanes::from_fn(|lane| velocities[lane]),
@@ -300,14 +307,14 @@ mod tests {
         }))
     }
 
-    fn bits(results: [(Vec2, Vec2); 4]) -> [[u32; 4]; 4] {
+    fn bits(results: [(Vector, Vector); 4]) -> [[u32; 4]; 4] {
         results.map(|(velocity, position)| {
             [velocity.x, velocity.y, position.x, position.y].map(f32::to_bits)
         })
     }
 
-    fn vector(range: f32) -> impl Strategy<Value = Vec2> {
-        (-range..range, -range..range).prop_map(|(x, y)| Vec2::new(x, y))
+    fn vector(range: f32) -> impl Strategy<Value = Vector> {
+        (-range..range, -range..range).prop_map(|(x, y)| v(x, y))
     }
 
     fn limits() -> impl Strategy<Value = [f32; 3]> {
@@ -335,9 +342,9 @@ mod tests {
 
     #[test]
     fn zero_forces_and_velocities_take_the_fast_path() {
-        let zero = [Vec2::ZERO; 4];
+        let zero = [Vector::ZERO; 4];
         let limits = [[1.0, 180.0, 600.0]; 4];
-        let positions = [Vec2::new(3.0, -4.0); 4];
+        let positions = [v(3.0, -4.0); 4];
         let fast = lanes(zero, positions, zero, limits).unwrap();
         assert_eq!(bits(fast), bits(scalar(zero, positions, zero, limits)));
     }
@@ -346,23 +353,23 @@ mod tests {
     fn special_cases_are_left_to_the_scalar_path() {
         let ordinary = || {
             (
-                [Vec2::new(10.0, 0.0); 4],
-                [Vec2::ZERO; 4],
-                [Vec2::new(0.0, 50.0); 4],
+                [v(10.0, 0.0); 4],
+                [Vector::ZERO; 4],
+                [v(0.0, 50.0); 4],
                 [[1.0, 180.0, 600.0]; 4],
             )
         };
         let (velocities, positions, forces, limits) = ordinary();
         assert!(lanes(velocities, positions, forces, limits).is_some());
-        let cases: [&dyn Fn(&mut ([Vec2; 4], [Vec2; 4], [Vec2; 4], [[f32; 3]; 4])); 9] = [
+        let cases: [&dyn Fn(&mut ([Vector; 4], [Vector; 4], [Vector; 4], [[f32; 3]; 4])); 9] = [
             &|agents| agents.3[1][0] = 0.0,
             &|agents| agents.3[2][0] = f32::NAN,
             &|agents| agents.3[3][1] = -1.0,
             &|agents| agents.3[0][2] = f32::INFINITY,
-            &|agents| agents.2[1] = Vec2::new(1e-30, 0.0),
-            &|agents| agents.2[2] = Vec2::new(f32::MAX, 0.0),
-            &|agents| agents.0[3] = Vec2::new(f32::NAN, 0.0),
-            &|agents| agents.1[0] = Vec2::new(f32::INFINITY, 0.0),
+            &|agents| agents.2[1] = v(1e-30, 0.0),
+            &|agents| agents.2[2] = v(f32::MAX, 0.0),
+            &|agents| agents.0[3] = v(f32::NAN, 0.0),
+            &|agents| agents.1[0] = v(f32::INFINITY, 0.0),
             &|agents| agents.3[1][0] = 1e38,
         ];
         for (index, case) in cases.iter().enumerate() {

@@ -51,6 +51,17 @@
 //! visits. The same seed and the same spawn order give bit-identical trajectories on every run,
 //! whatever the thread count.
 
+#[cfg(all(feature = "2d", feature = "3d"))]
+compile_error!(
+    "bevy_steer: choose one dimension: depend on bevy_steer_core (2D) or bevy_steer_core3d (3D), \
+     not on one crate with both the `2d` and the `3d` feature"
+);
+#[cfg(not(any(feature = "2d", feature = "3d")))]
+compile_error!(
+    "bevy_steer: no dimension chosen: depend on bevy_steer_core (2D) or bevy_steer_core3d (3D), \
+     or enable the `2d` or the `3d` feature"
+);
+
 pub mod behaviours;
 pub mod components;
 pub mod events;
@@ -61,6 +72,8 @@ pub mod geometry;
 pub mod integration;
 pub mod math;
 pub mod obstacles;
+#[cfg(feature = "3d")]
+pub mod planar;
 pub mod plugin;
 pub mod problems;
 pub mod rng;
@@ -94,6 +107,8 @@ pub mod prelude {
     pub use crate::events::{Arrived, TargetLost};
     pub use crate::facing::FaceVelocity;
     pub use crate::obstacles::{Obstacle, ObstacleIndex, ObstacleShape};
+    #[cfg(feature = "3d")]
+    pub use crate::planar::Planar;
     pub use crate::plugin::{
         FlockingPlugin, SteeringAppExt, SteeringBehaviours, SteeringPlugin, SteeringSchedule,
         SteeringStepStats, SteeringSystems,

@@ -28,6 +28,7 @@ pub struct Obstacle {
     pub shape: ObstacleShape,
 }
 
+#[cfg(feature = "2d")]
 impl Obstacle {
     /// A disc of `radius`.
     pub fn circle(radius: f32) -> Self {
@@ -57,6 +58,61 @@ impl Obstacle {
         (
             Self::segment(to - from),
             Transform::from_translation(translation_of(from)),
+        )
+    }
+}
+
+#[cfg(feature = "3d")]
+impl Obstacle {
+    /// A sphere of `radius`.
+    pub fn sphere(radius: f32) -> Self {
+        Self {
+            shape: ObstacleShape::Sphere { radius },
+        }
+    }
+
+    /// An axis-aligned box of `size`, centred on the translation.
+    pub fn cuboid(size: Vector) -> Self {
+        Self {
+            shape: ObstacleShape::Box {
+                half_size: size / 2.0,
+            },
+        }
+    }
+
+    /// A box of `size` turned by `rotation`, centred on the translation.
+    pub fn rotated_cuboid(size: Vector, rotation: Quat) -> Self {
+        Self {
+            shape: ObstacleShape::RotatedBox {
+                half_size: size / 2.0,
+                rotation,
+            },
+        }
+    }
+
+    /// A wall: a rectangle `width` by `height` of no thickness, centred on `centre` and facing
+    /// `normal` (its height along `up`'s part at right angles to `normal`), with the `Transform`
+    /// that places it: spawn both. A `normal` that is zero or not finite faces +Z.
+    pub fn wall(
+        centre: Vector,
+        normal: Vector,
+        up: Vector,
+        width: f32,
+        height: f32,
+    ) -> (Self, Transform) {
+        let facing = crate::math::direction_or_zero(normal);
+        let facing = if facing == Vector::ZERO {
+            Vector::Z
+        } else {
+            facing
+        };
+        let up = crate::math::sideways(facing, up);
+        let rotation = Quat::from_mat3(&Mat3::from_cols(up.cross(facing), up, facing));
+        (
+            Self {
+                shape: ObstacleShape::wall(width, height, rotation),
+            },
+            Transform::from_translation(translation_of(centre)),
         )
     }
 }
@@ -199,9 +255,10 @@ impl ObstacleIndex {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "2d"))]
 mod tests {
     use super::*;
+    use crate::test_support::v;
 
     fn indexed(i: u32, position: Vector, shape: ObstacleShape) -> IndexedObstacle {
         IndexedObstacle {
@@ -216,21 +273,21 @@ mod tests {
         // A thousand small circles on a 32 x 32 grid 50 apart, and one long wall.
         let mut obstacles: Vec<IndexedObstacle> = (0..1024)
             .map(|i| {
-                let position = Vector::new((i % 32) as f32, (i / 32) as f32) * 50.0;
+                let position = v((i % 32) as f32, (i / 32) as f32) * 50.0;
                 indexed(i, position, ObstacleShape::Circle { radius: 5.0 })
             })
             .collect();
         let wall = ObstacleShape::Segment {
-            end: Vector::new(1500.0, 0.0),
+            end: v(1500.0, 0.0),
         };
-        obstacles.push(indexed(5000, Vector::new(0.0, 775.0), wall));
+        obstacles.push(indexed(5000, v(0.0, 775.0), wall));
         let mut index = ObstacleIndex::default();
         index.rebuild(obstacles.clone());
         for (low, high) in [
-            (Vector::new(90.0, 90.0), Vector::new(160.0, 110.0)),
-            (Vector::new(-500.0, 760.0), Vector::new(-400.0, 790.0)),
-            (Vector::new(700.0, 770.0), Vector::new(720.0, 780.0)),
-            (Vector::new(-1e9, -1e9), Vector::new(1e9, 1e9)),
+            (v(90.0, 90.0), v(160.0, 110.0)),
+            (v(-500.0, 760.0), v(-400.0, 790.0)),
+            (v(700.0, 770.0), v(720.0, 780.0)),
+            (v(-1e9, -1e9), v(1e9, 1e9)),
         ] {
             let mut seen = Vec::new();
             index.for_each_near(low, high, |obstacle| seen.push(obstacle.entity));

@@ -115,6 +115,9 @@ impl Plugin for SteeringPlugin {
             queue::plugin,
             flocking::plugin,
         ));
+        // Ground units in 3D: their forces and velocity put into their plane before integration.
+        #[cfg(feature = "3d")]
+        app.add_plugins(crate::planar::plugin);
     }
 }
 

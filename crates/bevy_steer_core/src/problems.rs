@@ -70,22 +70,29 @@ pub enum Problem {
     /// The behaviour's target entity is the agent itself (a leader following itself, say): the
     /// behaviour adds no force while it stays so.
     TargetIsItself(BehaviourKind),
+    /// [`Planar::up`](crate::components::Planar::up) is not a unit vector (only reflection or
+    /// `Dir3::new_unchecked` can make it so): the agent keeps to the plane normal to +Y.
+    #[cfg(feature = "3d")]
+    InvalidUp,
 }
 
 /// The problems of the agent itself, in the order [`ReportedProblems::iter`] lists them.
-const AGENT_PROBLEMS: [Problem; 5] = [
+const AGENT_PROBLEMS: &[Problem] = &[
     Problem::InvalidMass,
     Problem::InvalidMaxSpeed,
     Problem::InvalidMaxForce,
     Problem::NonFiniteSteering,
     Problem::NonFiniteMotion,
+    #[cfg(feature = "3d")]
+    Problem::InvalidUp,
 ];
 
 impl Problem {
     /// Every problem there is for an agent with the behaviours `kinds`.
     pub fn all_for(kinds: impl IntoIterator<Item = BehaviourKind>) -> impl Iterator<Item = Self> {
         AGENT_PROBLEMS
-            .into_iter()
+            .iter()
+            .copied()
             .chain(kinds.into_iter().flat_map(Self::of_behaviour))
     }
 
@@ -114,6 +121,8 @@ impl Problem {
             Self::InvalidMaxForce => (None, 1 << 2),
             Self::NonFiniteSteering => (None, 1 << 3),
             Self::NonFiniteMotion => (None, 1 << 4),
+            #[cfg(feature = "3d")]
+            Self::InvalidUp => (None, 1 << 5),
             Self::MissingTarget(kind) => (Some(kind), 1),
             Self::NonFiniteTarget(kind) => (Some(kind), 1 << 1),
             Self::NonFiniteForce(kind) => (Some(kind), 1 << 2),
@@ -161,6 +170,10 @@ impl fmt::Display for Problem {
             Self::TargetIsItself(kind) => {
                 write!(f, "the {kind} target is the agent itself; no {kind} force")
             }
+            #[cfg(feature = "3d")]
+            Self::InvalidUp => f.write_str(
+                "Planar::up is not a unit vector; the agent keeps to the plane normal to +Y",
+            ),
         }
     }
 }
@@ -282,7 +295,10 @@ mod tests {
         let custom = BehaviourKind::new("orbit");
         let problems: Vec<Problem> =
             Problem::all_for(BehaviourKind::BUILT_IN.into_iter().chain([custom])).collect();
-        assert_eq!(problems.len(), 5 + 5 * (BehaviourKind::BUILT_IN.len() + 1));
+        assert_eq!(
+            problems.len(),
+            AGENT_PROBLEMS.len() + 5 * (BehaviourKind::BUILT_IN.len() + 1)
+        );
         for problem in &problems {
             let mut reported = ReportedProblems::default();
             assert!(reported.insert(*problem));

@@ -260,18 +260,15 @@ impl<M> SpatialIndex<M> {
         &self.positions
     }
 
-    /// The slots of the cells `first_column..=last_column` of `row`: consecutive, since the cells
-    /// are numbered row by row.
-    pub(crate) fn row_slots(
+    /// The slots of `cells`, one range per run of consecutive cells (a row, numbered column by
+    /// column).
+    pub(crate) fn slot_runs(
         &self,
-        row: usize,
-        first_column: usize,
-        last_column: usize,
-    ) -> core::ops::Range<usize> {
-        self.cell_starts.of_cells(
-            self.grid.cell(first_column, row),
-            self.grid.cell(last_column, row),
-        )
+        cells: CellBox,
+    ) -> impl Iterator<Item = core::ops::Range<usize>> + '_ {
+        self.grid
+            .runs_of(cells)
+            .map(|(first, last)| self.cell_starts.of_cells(first, last))
     }
 
     /// The cells that hold every entry within `radius` of `point` by the distance test of
@@ -321,9 +318,7 @@ impl<M> SpatialIndex<M> {
                 visit(self.entries[slot as usize]);
             }
         };
-        for row in cells.first_row..=cells.last_row {
-            let core::ops::Range { start, end } =
-                self.row_slots(row, cells.first_column, cells.last_column);
+        for core::ops::Range { start, end } in self.slot_runs(cells) {
             let mut next = start;
             while next < end {
                 if count == BATCH {
@@ -488,6 +483,8 @@ pub fn rebuild_spatial_index<M: Component>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::math::DIMENSIONS;
+    use crate::test_support::v;
     use proptest::prelude::*;
 
     struct Marker;
@@ -496,7 +493,7 @@ mod tests {
         Entity::from_raw_u32(index).unwrap()
     }
 
-    fn index_of(points: &[Vec2], cell_size: f32) -> SpatialIndex<Marker> {
+    fn index_of(points: &[Vector], cell_size: f32) -> SpatialIndex<Marker> {
         let mut index = SpatialIndex::new(cell_size);
         index.rebuild(
             points
@@ -507,7 +504,7 @@ mod tests {
         index
     }
 
-    fn brute_force_within(points: &[Vec2], point: Vector, radius: f32) -> Vec<Entity> {
+    fn brute_force_within(points: &[Vector], point: Vector, radius: f32) -> Vec<Entity> {
         let mut found: Vec<Entity> = points
             .iter()
             .enumerate()
@@ -522,8 +519,8 @@ mod tests {
     fn slots_are_kept_only_when_asked_and_only_for_entities_indexed_once() {
         let at = |index: u32| Neighbour {
             entity: entity(index),
-            position: Vec2::new(index as f32 * 10.0, 0.0),
-            velocity: Vec2::ZERO,
+            position: v(index as f32 * 10.0, 0.0),
+            velocity: Vector::ZERO,
         };
         let mut index = SpatialIndex::<Marker>::new(15.0);
         index.rebuild_moving([at(0), at(3)]);
@@ -545,51 +542,42 @@ mod tests {
     fn an_empty_index_finds_nothing() {
         let index = index_of(&[], 10.0);
         assert!(index.is_empty());
-        assert!(index.within(Vec2::ZERO, 100.0).is_empty());
-        assert_eq!(index.closest(Vec2::ZERO, 100.0, None), None);
+        assert!(index.within(Vector::ZERO, 100.0).is_empty());
+        assert_eq!(index.closest(Vector::ZERO, 100.0, None), None);
     }
 
     #[test]
     fn closest_skips_the_excluded_entity_and_breaks_ties_by_entity() {
-        let points = [
-            Vec2::ZERO,
-            Vec2::new(5.0, 0.0),
-            Vec2::new(-5.0, 0.0),
-            Vec2::new(50.0, 0.0),
-        ];
+        let points = [Vector::ZERO, v(5.0, 0.0), v(-5.0, 0.0), v(50.0, 0.0)];
         let index = index_of(&points, 10.0);
-        let closest = index.closest(Vec2::ZERO, 20.0, Some(entity(1))).unwrap();
+        let closest = index.closest(Vector::ZERO, 20.0, Some(entity(1))).unwrap();
         // Entities 2 and 3 are equally close: the lesser by `Ord` wins.
         assert_eq!(closest.entity, entity(2).min(entity(3)));
-        assert_eq!(index.closest(Vec2::new(40.0, 0.0), 5.0, None), None);
+        assert_eq!(index.closest(v(40.0, 0.0), 5.0, None), None);
     }
 
     #[test]
     fn non_finite_positions_are_left_out_and_queries_are_safe() {
-        let points = [
-            Vec2::new(f32::NAN, 0.0),
-            Vec2::splat(f32::INFINITY),
-            Vec2::ONE,
-        ];
+        let points = [v(f32::NAN, 0.0), Vector::splat(f32::INFINITY), Vector::ONE];
         let index = index_of(&points, 10.0);
         assert_eq!(index.len(), 1);
-        assert!(index.within(Vec2::NAN, 10.0).is_empty());
-        assert!(index.within(Vec2::ONE, f32::NAN).is_empty());
-        assert_eq!(index.within(Vec2::ONE, f32::INFINITY).len(), 1);
+        assert!(index.within(Vector::NAN, 10.0).is_empty());
+        assert!(index.within(Vector::ONE, f32::NAN).is_empty());
+        assert_eq!(index.within(Vector::ONE, f32::INFINITY).len(), 1);
     }
 
     #[test]
     fn far_apart_entities_do_not_blow_up_the_grid() {
         let points = [
-            Vec2::splat(-3.0e38),
-            Vec2::splat(3.0e38),
-            Vec2::ZERO,
-            Vec2::ONE,
+            Vector::splat(-3.0e38),
+            Vector::splat(3.0e38),
+            Vector::ZERO,
+            Vector::ONE,
         ];
         let index = index_of(&points, 0.001);
         assert!(index.grid.cell_count() <= 64);
-        assert_eq!(index.within(Vec2::ZERO, 2.0).len(), 2);
-        assert_eq!(index.within(Vec2::splat(3.0e38), 1.0).len(), 1);
+        assert_eq!(index.within(Vector::ZERO, 2.0).len(), 2);
+        assert_eq!(index.within(Vector::splat(3.0e38), 1.0).len(), 1);
     }
 
     #[test]
@@ -597,9 +585,9 @@ mod tests {
         // `fl(c - p)` rounds to exactly `radius`, so the entry at `c` passes the distance test,
         // while `p + radius` rounds to just short of the cell edge at `c`.
         let cell_size = 8.274_713e-5;
-        let points = [Vec2::ZERO, Vec2::new(cell_size, 0.0)];
+        let points = [Vector::ZERO, v(cell_size, 0.0)];
         let index = index_of(&points, cell_size);
-        let (query, radius) = (Vec2::new(-1.533_660_8e-4, 0.0), 2.361_132e-4);
+        let (query, radius) = (v(-1.533_660_8e-4, 0.0), 2.361_132e-4);
         let mut found: Vec<Entity> = index
             .within(query, radius)
             .iter()
@@ -611,20 +599,24 @@ mod tests {
 
     #[test]
     fn a_radius_whose_square_overflows_takes_in_everything() {
-        let points = [Vec2::ZERO, Vec2::new(3e19, -3e19), Vec2::new(-1e30, 5.0)];
+        let points = [Vector::ZERO, v(3e19, -3e19), v(-1e30, 5.0)];
         let index = index_of(&points, 10.0);
-        assert_eq!(index.within(Vec2::ZERO, 2e19).len(), 3);
-        assert_eq!(index.within(Vec2::ZERO, f32::INFINITY).len(), 3);
+        assert_eq!(index.within(Vector::ZERO, 2e19).len(), 3);
+        assert_eq!(index.within(Vector::ZERO, f32::INFINITY).len(), 3);
     }
 
     #[test]
     fn a_cell_with_more_entries_than_a_batch_is_scanned_whole() {
         // 300 entries in one cell: the scan lists them in batches of 64.
-        let points: Vec<Vec2> = (0..300)
-            .map(|i| Vec2::new((i % 20) as f32, (i / 20) as f32) * 0.1)
+        let points: Vec<Vector> = (0..300)
+            .map(|i| v((i % 20) as f32, (i / 20) as f32) * 0.1)
             .collect();
         let index = index_of(&points, 100.0);
-        for (point, radius) in [(Vec2::ZERO, 10.0), (Vec2::splat(1.0), 0.5), (Vec2::X, 0.0)] {
+        for (point, radius) in [
+            (Vector::ZERO, 10.0),
+            (Vector::splat(1.0), 0.5),
+            (Vector::X, 0.0),
+        ] {
             let mut found: Vec<Entity> = index
                 .within(point, radius)
                 .iter()
@@ -644,11 +636,11 @@ mod tests {
             exclude in 1u32..61,
         ) {
             // Points on a coarse lattice, so that many are equally close.
-            let points: Vec<Vec2> = points
+            let points: Vec<Vector> = points
                 .into_iter()
-                .map(|(x, y)| Vec2::new(f32::from(x), f32::from(y)))
+                .map(|(x, y)| v(f32::from(x), f32::from(y)))
                 .collect();
-            let query = Vec2::new(f32::from(query.0), f32::from(query.1));
+            let query = v(f32::from(query.0), f32::from(query.1));
             let index = index_of(&points, 2.0);
             let expected = brute_force_within(&points, query, radius)
                 .into_iter()
@@ -663,13 +655,13 @@ mod tests {
 
         #[test]
         fn within_agrees_with_a_brute_force_scan(
-            points in prop::collection::vec((-500.0f32..500.0, -500.0f32..500.0), 0..200),
-            query in (-600.0f32..600.0, -600.0f32..600.0),
+            points in prop::collection::vec(prop::array::uniform::<_, DIMENSIONS>(-500.0f32..500.0), 0..200),
+            query in prop::array::uniform::<_, DIMENSIONS>(-600.0f32..600.0),
             radius in 0.0f32..300.0,
             cell_size in 1.0f32..200.0,
         ) {
-            let points: Vec<Vec2> = points.into_iter().map(Vec2::from).collect();
-            let query = Vec2::from(query);
+            let points: Vec<Vector> = points.into_iter().map(Vector::from_array).collect();
+            let query = Vector::from_array(query);
             let index = index_of(&points, cell_size);
             let mut found: Vec<Entity> = index.within(query, radius).iter().map(|n| n.entity).collect();
             // Visited in slot order (rows of cells, each left to right), whatever the batches.

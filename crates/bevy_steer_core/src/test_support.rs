@@ -20,8 +20,12 @@ pub(crate) fn boid(position: Vector, velocity: Vector, max_speed: f32) -> Boid {
     }
 }
 
+/// The vector `(x, y)`: in 3D, at z = 0, so that a 2D scene runs unchanged in the XY plane.
 pub(crate) fn v(x: f32, y: f32) -> Vector {
-    Vector::new(x, y)
+    #[cfg(feature = "2d")]
+    return Vector::new(x, y);
+    #[cfg(feature = "3d")]
+    return Vector::new(x, y, 0.0);
 }
 
 /// An L: 100 units right, then 100 up. Length 200 open, 200 + 100·√2 closed.

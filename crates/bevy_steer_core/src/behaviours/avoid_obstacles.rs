@@ -8,7 +8,7 @@ use bevy::prelude::*;
 use super::weight_and_switch_builders;
 use crate::components::{MaxSpeed, Steering, Velocity};
 use crate::formulas::Boid;
-use crate::math::{Vector, direction_or_zero, length, position_of};
+use crate::math::{Vector, direction_or_zero, length, position_of, sideways};
 use crate::obstacles::{IndexedObstacle, Obstacle, ObstacleIndex, ObstacleShape};
 use crate::problems::BehaviourKind;
 use crate::schedule::{SteeringSchedule, SteeringSystems};
@@ -272,10 +272,11 @@ impl AvoidObstacles {
         // the left), so that the agent slides along a wall instead of stopping in front of it;
         // back out when already too near.
         let across = normal - heading * normal.dot(heading);
+        // In 3D there is no one left: the side is the one the normal leans to, across the heading.
         let left = if heading == Vector::ZERO {
-            normal.perp()
+            sideways(normal, Vector::ZERO)
         } else {
-            heading.perp()
+            sideways(heading, across)
         };
         let room = self.room();
         // Probed from the obstacle's surface, where the agent would meet it.
@@ -413,9 +414,10 @@ pub(crate) fn plugin(app: &mut App) {
     );
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "2d"))]
 mod tests {
     use super::*;
+    use crate::test_support::v;
 
     fn index_of(obstacles: &[(Vector, ObstacleShape)]) -> ObstacleIndex {
         let mut index = ObstacleIndex::default();
@@ -439,48 +441,39 @@ mod tests {
 
     #[test]
     fn nothing_in_the_way_gives_no_force() {
-        let index = index_of(&[(
-            Vector::new(0.0, 200.0),
-            ObstacleShape::Circle { radius: 20.0 },
-        )]);
+        let index = index_of(&[(v(0.0, 200.0), ObstacleShape::Circle { radius: 20.0 })]);
         let avoid = AvoidObstacles::default();
-        let force = avoid.force(&agent(Vector::ZERO, Vector::new(100.0, 0.0)), &index);
+        let force = avoid.force(&agent(Vector::ZERO, v(100.0, 0.0)), &index);
         assert_eq!(force, Vector::ZERO);
         // Standing still: no look-ahead, nothing touched.
-        let still = agent(Vector::new(0.0, 150.0), Vector::ZERO);
+        let still = agent(v(0.0, 150.0), Vector::ZERO);
         assert_eq!(avoid.force(&still, &index), Vector::ZERO);
     }
 
     #[test]
     fn a_circle_off_centre_pushes_to_the_side_away_from_it() {
         // A circle 60 ahead and 10 to the left of the heading; look-ahead 100 at full speed.
-        let index = index_of(&[(
-            Vector::new(60.0, 10.0),
-            ObstacleShape::Circle { radius: 20.0 },
-        )]);
+        let index = index_of(&[(v(60.0, 10.0), ObstacleShape::Circle { radius: 20.0 })]);
         let avoid = AvoidObstacles::default();
-        let force = avoid.force(&agent(Vector::ZERO, Vector::new(100.0, 0.0)), &index);
+        let force = avoid.force(&agent(Vector::ZERO, v(100.0, 0.0)), &index);
         assert!(force.y < 0.0, "pushed right, away from the circle: {force}");
         assert!((length(force) - 3000.0).abs() < 0.1);
     }
 
     #[test]
     fn half_speed_looks_half_as_far() {
-        let index = index_of(&[(
-            Vector::new(80.0, 0.0),
-            ObstacleShape::Circle { radius: 10.0 },
-        )]);
+        let index = index_of(&[(v(80.0, 0.0), ObstacleShape::Circle { radius: 10.0 })]);
         let avoid = AvoidObstacles::default();
         // At full speed the look-ahead (100, clearance 12) reaches the circle's edge at 70.
         assert!(
             avoid
-                .threat(&agent(Vector::ZERO, Vector::new(100.0, 0.0)), &index)
+                .threat(&agent(Vector::ZERO, v(100.0, 0.0)), &index)
                 .is_some()
         );
         // At half speed it ends at 50, short of 70 - 12.
         assert!(
             avoid
-                .threat(&agent(Vector::ZERO, Vector::new(50.0, 0.0)), &index)
+                .threat(&agent(Vector::ZERO, v(50.0, 0.0)), &index)
                 .is_none()
         );
     }
@@ -488,12 +481,10 @@ mod tests {
     #[test]
     fn head_on_at_a_wall_turns_aside_and_brakes_on_demand() {
         // A wall across the path from (50, -100) to (50, 100), agent heading straight at it.
-        let wall = ObstacleShape::Segment {
-            end: Vector::new(0.0, 200.0),
-        };
-        let index = index_of(&[(Vector::new(50.0, -100.0), wall)]);
+        let wall = ObstacleShape::Segment { end: v(0.0, 200.0) };
+        let index = index_of(&[(v(50.0, -100.0), wall)]);
         let avoid = AvoidObstacles::default();
-        let boid = agent(Vector::ZERO, Vector::new(100.0, 0.0));
+        let boid = agent(Vector::ZERO, v(100.0, 0.0));
         let threat = avoid.threat(&boid, &index).unwrap();
         // Nine points 100 / 9 apart (at most the clearance, 12): the fourth, at 44.4, is within 12
         // of the wall at 50.
@@ -514,11 +505,11 @@ mod tests {
     #[test]
     fn a_box_face_pushes_out_through_the_face() {
         let block = ObstacleShape::Box {
-            half_size: Vector::new(20.0, 50.0),
+            half_size: v(20.0, 50.0),
         };
-        let index = index_of(&[(Vector::new(70.0, 30.0), block)]);
+        let index = index_of(&[(v(70.0, 30.0), block)]);
         let avoid = AvoidObstacles::default();
-        let force = avoid.force(&agent(Vector::ZERO, Vector::new(100.0, 0.0)), &index);
+        let force = avoid.force(&agent(Vector::ZERO, v(100.0, 0.0)), &index);
         // The face at x = 50 faces the agent; the box is mostly above: turn down.
         assert!(force.x < 0.0 && force.y < 0.0, "{force}");
     }
@@ -527,7 +518,7 @@ mod tests {
     fn an_agent_inside_gets_out_the_shortest_way() {
         let index = index_of(&[(Vector::ZERO, ObstacleShape::Circle { radius: 50.0 })]);
         let avoid = AvoidObstacles::default();
-        let inside = agent(Vector::new(0.0, 40.0), Vector::new(100.0, 0.0));
+        let inside = agent(v(0.0, 40.0), v(100.0, 0.0));
         let threat = avoid.threat(&inside, &index).unwrap();
         assert_eq!(threat.along, 0.0);
         let force = avoid.force(&inside, &index);
@@ -547,12 +538,12 @@ mod tests {
             AvoidObstacles::new(f32::INFINITY, f32::INFINITY),
         ] {
             for boid in [
-                agent(Vector::new(0.0, 60.0), Vector::new(100.0, 0.0)),
-                agent(Vector::new(f32::NAN, 0.0), Vector::new(100.0, 0.0)),
-                agent(Vector::new(0.0, 60.0), Vector::new(f32::INFINITY, 0.0)),
+                agent(v(0.0, 60.0), v(100.0, 0.0)),
+                agent(v(f32::NAN, 0.0), v(100.0, 0.0)),
+                agent(v(0.0, 60.0), v(f32::INFINITY, 0.0)),
                 Boid {
                     max_speed: 0.0,
-                    ..agent(Vector::new(-70.0, 0.0), Vector::new(10.0, 0.0))
+                    ..agent(v(-70.0, 0.0), v(10.0, 0.0))
                 },
             ] {
                 let force = avoid.force(&boid, &index);

@@ -13,14 +13,14 @@ use crate::math::{Vector, direction_or_zero, length};
 use crate::problems::BehaviourKind;
 use crate::tunable::{DISTANCE, FORCE, Tunable, WEIGHT};
 
-/// Stay within an area: a soft wall on the inside of a circle or an axis-aligned box, so that an
-/// arena needs no wrap-round code.
+/// Stay within an area: a soft wall on the inside of a circle or an axis-aligned box (in 3D a
+/// sphere or a box), so that an arena needs no wrap-round code.
 ///
 /// The agent looks `look_ahead_time` seconds ahead along its velocity; when that point (or the
 /// agent itself) comes within `margin` of the area's edge, or outside it, a force `strength` times
 /// how deep into the margin it is (up to twice the strength outside) steers it back in, along the
 /// edge's inward normal, with the part of the velocity heading out taken away. A
-/// [`ObstacleShape::Segment`] has no inside: it gives no force. A shape whose sizes are not finite
+/// shape with no inside (a wall) gives no force. A shape whose sizes are not finite
 /// or are negative, or a position that is not finite, gives no force and is reported
 /// ([`NoTarget::NonFinite`]).
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
@@ -48,13 +48,20 @@ pub struct Containment {
 }
 
 impl Default for Containment {
+    /// A square (in 3D a cube) 1000 wide round the origin.
     fn default() -> Self {
-        Self::rectangle(Vector::ZERO, Vector::new(1000.0, 1000.0))
+        Self::within(
+            Vector::ZERO,
+            ObstacleShape::Box {
+                half_size: Vector::splat(500.0),
+            },
+        )
     }
 }
 
 weight_and_switch_builders!(Containment);
 
+#[cfg(feature = "2d")]
 impl Containment {
     /// Stay within the axis-aligned rectangle of `size` centred on `centre`.
     pub fn rectangle(centre: Vector, size: Vector) -> Self {
@@ -70,7 +77,27 @@ impl Containment {
     pub fn circle(centre: Vector, radius: f32) -> Self {
         Self::within(centre, ObstacleShape::Circle { radius })
     }
+}
 
+#[cfg(feature = "3d")]
+impl Containment {
+    /// Stay within the axis-aligned box of `size` centred on `centre`.
+    pub fn cuboid(centre: Vector, size: Vector) -> Self {
+        Self::within(
+            centre,
+            ObstacleShape::Box {
+                half_size: size / 2.0,
+            },
+        )
+    }
+
+    /// Stay within the sphere of `radius` round `centre`.
+    pub fn sphere(centre: Vector, radius: f32) -> Self {
+        Self::within(centre, ObstacleShape::Sphere { radius })
+    }
+}
+
+impl Containment {
     /// Stay within `shape` placed at `centre`.
     pub fn within(centre: Vector, shape: ObstacleShape) -> Self {
         Self {
@@ -110,7 +137,7 @@ impl SteeringBehaviour for Containment {
         if !(self.shape.is_valid() && self.centre.is_finite()) {
             return Err(NoTarget::NonFinite);
         }
-        if matches!(self.shape, ObstacleShape::Segment { .. }) {
+        if !self.shape.has_inside() {
             return Ok(Vector::ZERO);
         }
         let margin = if self.margin > 0.0 && self.margin.is_finite() {
@@ -170,6 +197,7 @@ impl BehaviourKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::v;
 
     fn agent(position: Vector, velocity: Vector) -> Boid {
         Boid {
@@ -183,11 +211,37 @@ mod tests {
         containment.force(boid, |_| None).unwrap()
     }
 
+    /// A square arena (in 3D a cube) `size` wide.
+    fn square(centre: Vector, size: f32) -> Containment {
+        Containment::within(
+            centre,
+            ObstacleShape::Box {
+                half_size: Vector::splat(size / 2.0),
+            },
+        )
+    }
+
+    /// A round arena: a disc, in 3D a sphere.
+    fn round(centre: Vector, radius: f32) -> Containment {
+        #[cfg(feature = "2d")]
+        return Containment::circle(centre, radius);
+        #[cfg(feature = "3d")]
+        return Containment::sphere(centre, radius);
+    }
+
+    /// A shape with no inside.
+    fn wall() -> ObstacleShape {
+        #[cfg(feature = "2d")]
+        return ObstacleShape::Segment { end: v(10.0, 0.0) };
+        #[cfg(feature = "3d")]
+        return ObstacleShape::wall(10.0, 10.0, Quat::IDENTITY);
+    }
+
     #[test]
     fn well_inside_nothing_happens() {
-        let arena = Containment::rectangle(Vector::ZERO, Vector::new(400.0, 400.0));
+        let arena = square(Vector::ZERO, 400.0);
         assert_eq!(
-            force(&arena, &agent(Vector::ZERO, Vector::new(50.0, 0.0))),
+            force(&arena, &agent(Vector::ZERO, v(50.0, 0.0))),
             Vector::ZERO
         );
     }
@@ -195,64 +249,47 @@ mod tests {
     #[test]
     fn near_an_edge_the_push_grows_with_depth() {
         // Half width 200, margin 50: the soft wall starts at x = 150.
-        let arena = Containment::rectangle(Vector::ZERO, Vector::new(400.0, 400.0));
-        let shallow = force(&arena, &agent(Vector::new(160.0, 0.0), Vector::ZERO));
-        assert!(
-            (shallow - Vector::new(-400.0, 0.0)).length() < 1e-3,
-            "{shallow}"
-        );
-        let deep = force(&arena, &agent(Vector::new(190.0, 0.0), Vector::ZERO));
-        assert!((deep - Vector::new(-1600.0, 0.0)).length() < 1e-3, "{deep}");
+        let arena = square(Vector::ZERO, 400.0);
+        let shallow = force(&arena, &agent(v(160.0, 0.0), Vector::ZERO));
+        assert!((shallow - v(-400.0, 0.0)).length() < 1e-3, "{shallow}");
+        let deep = force(&arena, &agent(v(190.0, 0.0), Vector::ZERO));
+        assert!((deep - v(-1600.0, 0.0)).length() < 1e-3, "{deep}");
         // Outside: at most twice the strength, plus the outward speed taken away.
-        let out = force(
-            &arena,
-            &agent(Vector::new(900.0, 0.0), Vector::new(30.0, 0.0)),
-        );
-        assert!((out - Vector::new(-4030.0, 0.0)).length() < 1e-3, "{out}");
+        let out = force(&arena, &agent(v(900.0, 0.0), v(30.0, 0.0)));
+        assert!((out - v(-4030.0, 0.0)).length() < 1e-3, "{out}");
     }
 
     #[test]
     fn the_look_ahead_reacts_before_the_agent_is_near() {
         // At x = 100 heading out at 200 per second: in half a second at 200, 50 into the wall.
-        let arena = Containment::rectangle(Vector::ZERO, Vector::new(400.0, 400.0));
-        let force = force(
-            &arena,
-            &agent(Vector::new(100.0, 0.0), Vector::new(200.0, 0.0)),
-        );
-        assert!(
-            (force - Vector::new(-2200.0, 0.0)).length() < 1e-3,
-            "{force}"
-        );
+        let arena = square(Vector::ZERO, 400.0);
+        let force = force(&arena, &agent(v(100.0, 0.0), v(200.0, 0.0)));
+        assert!((force - v(-2200.0, 0.0)).length() < 1e-3, "{force}");
     }
 
     #[test]
     fn a_circle_pushes_towards_its_centre() {
-        let arena = Containment::circle(Vector::new(10.0, 10.0), 100.0);
-        let force = force(&arena, &agent(Vector::new(10.0, 100.0), Vector::ZERO));
+        let arena = round(v(10.0, 10.0), 100.0);
+        let force = force(&arena, &agent(v(10.0, 100.0), Vector::ZERO));
         assert!(force.x.abs() < 1e-3 && force.y < 0.0, "{force}");
     }
 
     #[test]
     fn bad_shapes_are_reported_and_numbers_stay_finite() {
-        let bad = Containment::circle(Vector::ZERO, f32::NAN);
+        let bad = round(Vector::ZERO, f32::NAN);
         assert_eq!(
             bad.force(&agent(Vector::ZERO, Vector::ZERO), |_| None),
             Err(NoTarget::NonFinite)
         );
-        let wall = Containment::within(
-            Vector::ZERO,
-            ObstacleShape::Segment {
-                end: Vector::new(10.0, 0.0),
-            },
-        );
+        let wall = Containment::within(Vector::ZERO, wall());
         assert_eq!(
             force(&wall, &agent(Vector::ZERO, Vector::ZERO)),
             Vector::ZERO
         );
-        let mut odd = Containment::rectangle(Vector::ZERO, Vector::new(100.0, 100.0));
+        let mut odd = square(Vector::ZERO, 100.0);
         odd.margin = f32::NAN;
         odd.look_ahead_time = f32::INFINITY;
-        let force = force(&odd, &agent(Vector::new(60.0, 0.0), Vector::new(5.0, 0.0)));
+        let force = force(&odd, &agent(v(60.0, 0.0), v(5.0, 0.0)));
         assert!(force.is_finite() && force.x < 0.0, "{force}");
     }
 }

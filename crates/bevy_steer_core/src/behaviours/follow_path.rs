@@ -11,7 +11,7 @@ use super::{
 use crate::components::{Mass, MaxForce, Steering, Velocity};
 use crate::formulas::{self, Boid};
 use crate::geometry::path::{path_length, point_along_path, project_onto_path};
-use crate::math::{Vector, direction_or_zero, length, non_negative, position_of};
+use crate::math::{Vector, direction_or_zero, length, non_negative, position_of, sideways};
 use crate::problems::BehaviourKind;
 use crate::schedule::{SteeringSchedule, SteeringSystems};
 use crate::stepping::behaviour::behaviour_plugin;
@@ -514,7 +514,7 @@ fn pursue_point(agent: &Boid, target: Vector, speed_limit: f32) -> Vector {
     if cos < 0.0 {
         return seek(offset);
     }
-    let side = heading.perp();
+    let side = sideways(heading, offset);
     let lateral = 2.0 * speed * speed * offset.dot(side) / (distance * distance);
     // Slow down while the target is far off the heading, to turn round on a smaller circle.
     let wanted = speed_limit * (0.5 + 0.5 * cos);

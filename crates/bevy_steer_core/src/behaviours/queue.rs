@@ -7,7 +7,7 @@ use core::marker::PhantomData;
 use super::weight_and_switch_builders;
 use crate::components::{Mass, MaxForce, MaxSpeed, Steering, Velocity};
 use crate::formulas::{TUTORIAL_FRAME_RATE, integrate_velocity};
-use crate::math::{Vector, direction_or_zero, length, position_of};
+use crate::math::{Vector, direction_or_zero, distance_across, length, position_of};
 use crate::problems::{BehaviourKind, Problem, ReportedProblems};
 use crate::schedule::{SteeringSchedule, SteeringSystems};
 use crate::spatial::Neighbours;
@@ -418,7 +418,7 @@ fn in_front(offset: Vector, heading: Vector) -> bool {
 /// Whether another agent at `offset` stands in the way of an agent heading along `heading` (a unit
 /// vector) that keeps a personal space of `space`: nearer its line of travel than that.
 fn in_the_way(offset: Vector, heading: Vector, space: f32) -> bool {
-    offset.perp_dot(heading).abs() < space
+    distance_across(offset, heading) < space
 }
 
 /// Whether an agent closing in on another at `offset` at `relative` velocity (its own less the
@@ -500,6 +500,7 @@ pub(crate) fn plugin(app: &mut App) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::v;
 
     const DT: f32 = 1.0 / 60.0;
 
@@ -513,8 +514,8 @@ mod tests {
 
     #[test]
     fn no_personal_space_by_default_or_for_bad_values() {
-        let velocity = Vector::new(120.0, 0.0);
-        let others = [(entity(0), Vector::new(1.0, 0.0))];
+        let velocity = v(120.0, 0.0);
+        let others = [(entity(0), v(1.0, 0.0))];
         assert_eq!(Queue::default().min_distance, 0.0);
         for min_distance in [0.0, -10.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
             let queue = spaced(min_distance);
@@ -527,33 +528,23 @@ mod tests {
     fn the_approach_is_limited_to_half_the_room_left() {
         let queue = spaced(10.0);
         // 12 apart: 2 of room, 1 of it this agent's in a step of 1/60 s, so 60 a second.
-        let others = [(entity(0), Vector::new(12.0, 0.0))];
-        let kept = queue.keep_apart(Vector::ZERO, Vector::new(120.0, 0.0), &others, DT);
-        assert!(
-            kept.unwrap().abs_diff_eq(Vector::new(60.0, 0.0), 1e-3),
-            "{kept:?}"
-        );
+        let others = [(entity(0), v(12.0, 0.0))];
+        let kept = queue.keep_apart(Vector::ZERO, v(120.0, 0.0), &others, DT);
+        assert!(kept.unwrap().abs_diff_eq(v(60.0, 0.0), 1e-3), "{kept:?}");
         // Heading at it aslant: only the part towards it is cut, the agent slides past.
-        let kept = queue.keep_apart(Vector::ZERO, Vector::new(120.0, 90.0), &others, DT);
-        assert!(
-            kept.unwrap().abs_diff_eq(Vector::new(60.0, 90.0), 1e-3),
-            "{kept:?}"
-        );
+        let kept = queue.keep_apart(Vector::ZERO, v(120.0, 90.0), &others, DT);
+        assert!(kept.unwrap().abs_diff_eq(v(60.0, 90.0), 1e-3), "{kept:?}");
         // Already within the space: no approach at all.
-        let close = [(entity(0), Vector::new(8.0, 0.0))];
-        let kept = queue.keep_apart(Vector::ZERO, Vector::new(120.0, 0.0), &close, DT);
+        let close = [(entity(0), v(8.0, 0.0))];
+        let kept = queue.keep_apart(Vector::ZERO, v(120.0, 0.0), &close, DT);
         assert!(kept.unwrap().x.abs() < 1e-3, "{kept:?}");
     }
 
     #[test]
     fn moving_away_or_slowly_enough_is_left_alone() {
         let queue = spaced(10.0);
-        let others = [(entity(0), Vector::new(12.0, 0.0))];
-        for velocity in [
-            Vector::new(-120.0, 0.0),
-            Vector::new(0.0, 120.0),
-            Vector::new(50.0, 0.0),
-        ] {
+        let others = [(entity(0), v(12.0, 0.0))];
+        for velocity in [v(-120.0, 0.0), v(0.0, 120.0), v(50.0, 0.0)] {
             assert_eq!(queue.keep_apart(Vector::ZERO, velocity, &others, DT), None);
         }
     }
@@ -561,12 +552,12 @@ mod tests {
     #[test]
     fn bad_steps_and_an_agent_on_the_spot_are_safe() {
         let queue = spaced(10.0);
-        let others = [(entity(0), Vector::new(12.0, 0.0))];
-        let velocity = Vector::new(120.0, 0.0);
+        let others = [(entity(0), v(12.0, 0.0))];
+        let velocity = v(120.0, 0.0);
         for dt in [0.0, -DT, f32::NAN, f32::INFINITY] {
             assert_eq!(queue.keep_apart(Vector::ZERO, velocity, &others, dt), None);
         }
-        let nan = Vector::new(f32::NAN, 0.0);
+        let nan = v(f32::NAN, 0.0);
         assert_eq!(queue.keep_apart(Vector::ZERO, nan, &others, DT), None);
         assert_eq!(queue.keep_apart(nan, velocity, &others, DT), None);
         let on_the_spot = [(entity(0), Vector::ZERO)];
@@ -581,12 +572,12 @@ mod tests {
     fn the_order_of_the_others_does_not_matter() {
         let queue = spaced(10.0);
         let mut others = vec![
-            (entity(0), Vector::new(11.0, 3.0)),
-            (entity(1), Vector::new(10.5, -4.0)),
-            (entity(2), Vector::new(3.0, 11.0)),
-            (entity(3), Vector::new(-12.0, 0.5)),
+            (entity(0), v(11.0, 3.0)),
+            (entity(1), v(10.5, -4.0)),
+            (entity(2), v(3.0, 11.0)),
+            (entity(3), v(-12.0, 0.5)),
         ];
-        let velocity = Vector::new(150.0, 40.0);
+        let velocity = v(150.0, 40.0);
         let first = queue
             .keep_apart(Vector::ZERO, velocity, &others, DT)
             .unwrap();
@@ -604,8 +595,8 @@ mod tests {
     #[test]
     fn two_agents_rushing_at_each_other_stop_at_the_distance() {
         let queue = spaced(10.0);
-        let mut a = (entity(0), Vector::new(-30.0, 0.0), Vector::new(300.0, 20.0));
-        let mut b = (entity(1), Vector::new(30.0, 1.0), Vector::new(-300.0, 0.0));
+        let mut a = (entity(0), v(-30.0, 0.0), v(300.0, 20.0));
+        let mut b = (entity(1), v(30.0, 1.0), v(-300.0, 0.0));
         let mut closest = f32::INFINITY;
         for _ in 0..120 {
             let velocity_a = queue.keep_apart(a.1, a.2, &[(b.0, b.1)], DT).unwrap_or(a.2);
@@ -624,73 +615,60 @@ mod tests {
         // The agent ahead straight up; moving up and right, steered up and right.
         let (force, kept) = queue.yield_to(
             Vector::ZERO,
-            Vector::new(30.0, 40.0),
-            Vector::new(100.0, 200.0),
-            Vector::new(0.0, 20.0),
-            Vector::new(0.0, 10.0),
+            v(30.0, 40.0),
+            v(100.0, 200.0),
+            v(0.0, 20.0),
+            v(0.0, 10.0),
             DT,
         );
         // Along y: -(200 · 0.8) - (40 - 10) closing; nothing along x.
-        assert!(force.abs_diff_eq(Vector::new(0.0, -190.0), 1e-3), "{force}");
+        assert!(force.abs_diff_eq(v(0.0, -190.0), 1e-3), "{force}");
         // Within the radius: the closing 30 cut to 30 · 0.3, the sideways 30 kept.
-        assert!(
-            kept.abs_diff_eq(Vector::new(30.0, 10.0 + 9.0), 1e-3),
-            "{kept}"
-        );
+        assert!(kept.abs_diff_eq(v(30.0, 10.0 + 9.0), 1e-3), "{kept}");
         // Moving away from it: nothing.
         let (force, kept) = queue.yield_to(
             Vector::ZERO,
-            Vector::new(0.0, -40.0),
-            Vector::new(0.0, -100.0),
-            Vector::new(0.0, 20.0),
+            v(0.0, -40.0),
+            v(0.0, -100.0),
+            v(0.0, 20.0),
             Vector::ZERO,
             DT,
         );
-        assert_eq!((force, kept), (Vector::ZERO, Vector::new(0.0, -40.0)));
+        assert_eq!((force, kept), (Vector::ZERO, v(0.0, -40.0)));
     }
 
     #[test]
     fn of_two_converging_agents_exactly_one_goes_first() {
         let (a, b) = (entity(0), entity(1));
-        let up = Vector::new(0.0, 1.0);
-        let diagonal = |x: f32, y: f32| Vector::new(x, y).normalize();
+        let up = v(0.0, 1.0);
+        let diagonal = |x: f32, y: f32| v(x, y).normalize();
         // From the sides towards a door on +x: b is further along the shared heading (+x).
-        let offset = Vector::new(2.0, 30.0);
+        let offset = v(2.0, 30.0);
         let (ha, hb) = (diagonal(1.0, 2.0), diagonal(1.0, -2.0));
         assert!(!goes_first(a, ha, b, hb, offset));
         assert!(goes_first(b, hb, a, ha, -offset));
         // Head-on: the lesser entity, and only it.
-        let a_first = goes_first(a, up, b, -up, Vector::new(0.0, 20.0));
-        let b_first = goes_first(b, -up, a, up, Vector::new(0.0, -20.0));
+        let a_first = goes_first(a, up, b, -up, v(0.0, 20.0));
+        let b_first = goes_first(b, -up, a, up, v(0.0, -20.0));
         assert_eq!((a_first, b_first), (a < b, b < a));
         // Not converging (b ahead, going the same way): nobody goes first, a waits.
-        assert!(!goes_first(a, up, b, up, Vector::new(0.0, 20.0)));
+        assert!(!goes_first(a, up, b, up, v(0.0, 20.0)));
         // At rest: no front.
-        assert!(!goes_first(a, up, b, Vector::ZERO, Vector::new(0.0, 20.0)));
+        assert!(!goes_first(a, up, b, Vector::ZERO, v(0.0, 20.0)));
     }
 
     #[test]
     fn an_agent_brakes_only_when_it_must_to_stop_short() {
         // 40 apart, space 16: 24 of room. Closing at 60 with 600 to brake: 6 + 6 < 24, not yet.
-        let offset = Vector::new(40.0, 0.0);
-        assert!(!must_brake(offset, Vector::new(60.0, 0.0), 16.0, 600.0));
+        let offset = v(40.0, 0.0);
+        assert!(!must_brake(offset, v(60.0, 0.0), 16.0, 600.0));
         // Closing at 120: 24 + 12 > 24, now.
-        assert!(must_brake(offset, Vector::new(120.0, 0.0), 16.0, 600.0));
+        assert!(must_brake(offset, v(120.0, 0.0), 16.0, 600.0));
         // Not closing, or no direction: never.
-        assert!(!must_brake(offset, Vector::new(-120.0, 0.0), 16.0, 600.0));
-        assert!(!must_brake(
-            Vector::ZERO,
-            Vector::new(120.0, 0.0),
-            16.0,
-            600.0
-        ));
-        assert!(!must_brake(
-            Vector::new(f32::NAN, 0.0),
-            Vector::X,
-            16.0,
-            600.0
-        ));
+        assert!(!must_brake(offset, v(-120.0, 0.0), 16.0, 600.0));
+        assert!(!must_brake(Vector::ZERO, v(120.0, 0.0), 16.0, 600.0));
+        assert!(!must_brake(v(f32::NAN, 0.0), Vector::X, 16.0, 600.0));
         // No force to brake with: whenever closing.
-        assert!(must_brake(offset, Vector::new(1.0, 0.0), 16.0, 0.0));
+        assert!(must_brake(offset, v(1.0, 0.0), 16.0, 0.0));
     }
 }

@@ -1,5 +1,5 @@
-//! Geometry the behaviours steer by: the spine of a path, and the shapes of obstacles (2D only,
-//! in a file of their own).
+//! Geometry the behaviours steer by: the spine of a path, and the shapes of obstacles (one file
+//! per dimension).
 
 pub mod path;
 pub mod shapes;

@@ -44,3 +44,24 @@ pub fn set_position(transform: &mut Transform, position: Vector) {
 pub fn translation_of(position: Vector) -> Vec3 {
     position.extend(0.0)
 }
+
+/// The part of `offset` across `heading` (a unit vector): `offset` less its component along it.
+#[inline]
+pub fn across(offset: Vector, heading: Vector) -> Vector {
+    let side = heading.perp();
+    side * offset.dot(side)
+}
+
+/// How far `offset` lies from the line through the origin along `heading` (a unit vector).
+#[inline]
+pub fn distance_across(offset: Vector, heading: Vector) -> f32 {
+    offset.perp_dot(heading).abs()
+}
+
+/// A unit vector at right angles to `heading` (a unit vector, or zero): its left, `heading`
+/// turned a quarter turn anticlockwise. (`towards` says which way in 3D, where there is no one
+/// left; 2D ignores it.)
+#[inline]
+pub fn sideways(heading: Vector, _towards: Vector) -> Vector {
+    heading.perp()
+}

@@ -8,42 +8,41 @@
 
 use core::ops::Range;
 
-use super::{Vector, widen};
+use super::{DIMENSIONS, Vector, widen};
 
-/// A grid of square cells over a bounding box, numbered row by row.
+/// A grid of square (in 3D, cubic) cells over a bounding box, numbered row by row (and in 3D
+/// layer by layer).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct UniformGrid {
     origin: Vector,
     cell_size: f32,
     /// `1 / cell_size`: placing and looking up both multiply by it.
     inverse_cell_size: f32,
-    columns: usize,
-    rows: usize,
+    /// The number of cells along each axis: columns, rows (and layers).
+    counts: [usize; DIMENSIONS],
 }
 
-/// The cells of a bounding box: its columns and rows, each range inclusive.
+/// The cells of a bounding box: along each axis, its first and last cell (inclusive).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct CellBox {
-    pub(crate) first_column: usize,
-    pub(crate) last_column: usize,
-    pub(crate) first_row: usize,
-    pub(crate) last_row: usize,
+    pub(crate) first: [usize; DIMENSIONS],
+    pub(crate) last: [usize; DIMENSIONS],
 }
 
 impl CellBox {
     /// The smallest box holding both.
     pub(crate) fn union(self, other: Self) -> Self {
         Self {
-            first_column: self.first_column.min(other.first_column),
-            last_column: self.last_column.max(other.last_column),
-            first_row: self.first_row.min(other.first_row),
-            last_row: self.last_row.max(other.last_row),
+            first: core::array::from_fn(|axis| self.first[axis].min(other.first[axis])),
+            last: core::array::from_fn(|axis| self.last[axis].max(other.last[axis])),
         }
     }
 
     /// The number of cells.
     pub(crate) fn area(self) -> usize {
-        (self.last_column + 1 - self.first_column) * (self.last_row + 1 - self.first_row)
+        (0..DIMENSIONS)
+            .map(|axis| self.last[axis] + 1 - self.first[axis])
+            .product()
     }
 }
 
@@ -53,20 +52,25 @@ impl UniformGrid {
         origin: Vector::ZERO,
         cell_size: 1.0,
         inverse_cell_size: 1.0,
-        columns: 0,
-        rows: 0,
+        counts: [0; DIMENSIONS],
     };
 
     /// A grid from `low` to (at least) `high`, with cells `cell_size` wide, or twice, four times...
     /// as wide when that many cells would be more than `most_cells`: entries spread thin then do
     /// not make the grid, and what it costs to build, grow faster than their number. `low` and
     /// `high` must be finite, and `cell_size` positive and finite. In `f64`, where the extent of
-    /// any two finite `f32` positions is finite.
+    /// any two finite `f32` positions is finite. Entries all at one height (ground units in 3D)
+    /// make a grid of one layer, which costs what a 2D grid does.
     pub(crate) fn covering(low: Vector, high: Vector, cell_size: f32, most_cells: f64) -> Self {
         let extent = widen(high) - widen(low);
-        let cells_along = |length: f64, size: f64| (length / size).floor() + 1.0;
+        let cells_along = |axis: usize, size: f64| (extent[axis] / size).floor() + 1.0;
+        let cells = |size: f64| -> f64 {
+            (0..DIMENSIONS)
+                .map(|axis| cells_along(axis, size))
+                .product()
+        };
         let mut size = f64::from(cell_size);
-        while cells_along(extent.x, size) * cells_along(extent.y, size) > most_cells {
+        while cells(size) > most_cells {
             size *= 2.0;
         }
         let cell_size = size as f32;
@@ -74,14 +78,13 @@ impl UniformGrid {
             origin: low,
             cell_size,
             inverse_cell_size: cell_size.recip(),
-            columns: cells_along(extent.x, size) as usize,
-            rows: cells_along(extent.y, size) as usize,
+            counts: core::array::from_fn(|axis| cells_along(axis, size) as usize),
         }
     }
 
     /// The number of cells.
     pub(crate) fn cell_count(&self) -> usize {
-        self.columns * self.rows
+        self.counts.iter().product()
     }
 
     /// Whether the grid has no cell.
@@ -96,7 +99,7 @@ impl UniformGrid {
 
     /// The far corner of the grid's last cell.
     pub(crate) fn far_corner(&self) -> Vector {
-        self.origin + Vector::new(self.columns as f32, self.rows as f32) * self.cell_size
+        self.origin + Vector::from_array(self.counts.map(|count| count as f32)) * self.cell_size
     }
 
     /// `point` measured in cells from the grid's origin.
@@ -108,9 +111,9 @@ impl UniformGrid {
     /// The number of the cell at `in_cells` (a point measured in cells), clamped to the grid.
     #[inline]
     pub(crate) fn cell_at(&self, in_cells: Vector) -> usize {
-        let column = (in_cells.x as usize).min(self.columns - 1);
-        let row = (in_cells.y as usize).min(self.rows - 1);
-        row * self.columns + column
+        self.cell(core::array::from_fn(|axis| {
+            (in_cells[axis] as usize).min(self.counts[axis] - 1)
+        }))
     }
 
     /// The cells from `low` to `high` (corners measured in cells), clamped to the grid. Float-to-int
@@ -119,10 +122,8 @@ impl UniformGrid {
     #[inline]
     pub(crate) fn cells_between(&self, low: Vector, high: Vector) -> CellBox {
         CellBox {
-            first_column: (low.x as usize).min(self.columns - 1),
-            last_column: (high.x as usize).min(self.columns - 1),
-            first_row: (low.y as usize).min(self.rows - 1),
-            last_row: (high.y as usize).min(self.rows - 1),
+            first: core::array::from_fn(|axis| (low[axis] as usize).min(self.counts[axis] - 1)),
+            last: core::array::from_fn(|axis| (high[axis] as usize).min(self.counts[axis] - 1)),
         }
     }
 
@@ -132,19 +133,44 @@ impl UniformGrid {
         self.cells_between(self.in_cells(low), self.in_cells(high))
     }
 
-    /// The numbers of the cells of `cells`, row by row.
+    /// The runs of consecutive cells `cells` is made of, one per row (and layer): each run's first
+    /// and last cell.
     #[inline]
-    pub(crate) fn cells_of(&self, cells: CellBox) -> impl Iterator<Item = usize> + use<> {
-        let columns = self.columns;
-        (cells.first_row..=cells.last_row).flat_map(move |row| {
-            (cells.first_column..=cells.last_column).map(move |column| row * columns + column)
+    pub(crate) fn runs_of(&self, cells: CellBox) -> impl Iterator<Item = (usize, usize)> + use<> {
+        let grid = *self;
+        // In 2D there is one layer.
+        let layers =
+            cells.first.get(2).copied().unwrap_or(0)..=cells.last.get(2).copied().unwrap_or(0);
+        layers.flat_map(move |layer| {
+            (cells.first[1]..=cells.last[1]).map(move |row| {
+                let at = |column: usize| {
+                    let mut cell = cells.first;
+                    cell[0] = column;
+                    cell[1] = row;
+                    if let Some(height) = cell.get_mut(2) {
+                        *height = layer;
+                    }
+                    grid.cell(cell)
+                };
+                (at(cells.first[0]), at(cells.last[0]))
+            })
         })
     }
 
-    /// The number of the cell in `column` and `row`.
+    /// The numbers of the cells of `cells`, row by row.
     #[inline]
-    pub(crate) fn cell(&self, column: usize, row: usize) -> usize {
-        row * self.columns + column
+    pub(crate) fn cells_of(&self, cells: CellBox) -> impl Iterator<Item = usize> + use<> {
+        self.runs_of(cells).flat_map(|(first, last)| first..=last)
+    }
+
+    /// The number of the cell at `cell` (its column, row and layer).
+    #[inline]
+    pub(crate) fn cell(&self, cell: [usize; DIMENSIONS]) -> usize {
+        let mut number = 0;
+        for axis in (0..DIMENSIONS).rev() {
+            number = number * self.counts[axis] + cell[axis];
+        }
+        number
     }
 }
 

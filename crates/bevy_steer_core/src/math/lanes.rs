@@ -15,7 +15,7 @@ use core::ops::Range;
 
 use bevy::math::{BVec4A, Vec4};
 
-use super::Vector;
+use super::{DIMENSIONS, Vector};
 
 /// How many agents one call steps.
 pub(crate) const LANES: usize = 4;
@@ -34,108 +34,111 @@ pub(crate) fn lanes_of<T>(column: &[T], start: usize, value: impl Fn(&T) -> f32)
     Vec4::from_array(core::array::from_fn(|lane| value(&column[start + lane])))
 }
 
-/// Four [`Vector`]s, their x components on the lanes of one `Vec4` and their y on another.
+/// Four [`Vector`]s, each axis's components on the lanes of one `Vec4`: `axes[0]` the x
+/// components, `axes[1]` the y (and in 3D `axes[2]` the z).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct VectorLanes {
-    pub(crate) x: Vec4,
-    pub(crate) y: Vec4,
+    pub(crate) axes: [Vec4; DIMENSIONS],
 }
 
 impl VectorLanes {
     pub(crate) const ZERO: Self = Self {
-        x: Vec4::ZERO,
-        y: Vec4::ZERO,
+        axes: [Vec4::ZERO; DIMENSIONS],
     };
+
+    /// Each axis's lanes from `axis(0)`, `axis(1)`...
+    #[inline]
+    fn from_axes(axis: impl FnMut(usize) -> Vec4) -> Self {
+        Self {
+            axes: core::array::from_fn(axis),
+        }
+    }
 
     /// The four vectors `vector(0)` to `vector(3)`.
     #[inline]
     pub(crate) fn from_fn(vector: impl Fn(usize) -> Vector) -> Self {
-        let [a, b, c, d] = [vector(0), vector(1), vector(2), vector(3)];
-        Self {
-            x: Vec4::new(a.x, b.x, c.x, d.x),
-            y: Vec4::new(a.y, b.y, c.y, d.y),
-        }
+        let vectors = [vector(0), vector(1), vector(2), vector(3)];
+        Self::from_axes(|axis| Vec4::from_array(vectors.map(|vector| vector[axis])))
     }
 
     /// `vector` on every lane.
     #[inline]
     pub(crate) fn splat(vector: Vector) -> Self {
-        Self {
-            x: Vec4::splat(vector.x),
-            y: Vec4::splat(vector.y),
-        }
+        Self::from_axes(|axis| Vec4::splat(vector[axis]))
     }
 
     /// The vector on `lane`.
     #[inline]
     pub(crate) fn lane(self, lane: usize) -> Vector {
-        Vector::new(self.x[lane], self.y[lane])
+        Vector::from_array(self.axes.map(|axis| axis[lane]))
+    }
+
+    /// Each axis's four components.
+    #[inline]
+    pub(crate) fn to_arrays(self) -> [[f32; LANES]; DIMENSIONS] {
+        self.axes.map(|axis| axis.to_array())
     }
 
     #[inline]
     pub(crate) fn scaled(self, factor: Vec4) -> Self {
-        Self {
-            x: self.x * factor,
-            y: self.y * factor,
-        }
+        Self::from_axes(|axis| self.axes[axis] * factor)
     }
 
     #[inline]
     pub(crate) fn minus(self, other: Self) -> Self {
-        Self {
-            x: self.x - other.x,
-            y: self.y - other.y,
-        }
+        Self::from_axes(|axis| self.axes[axis] - other.axes[axis])
     }
 
     #[inline]
     pub(crate) fn plus(self, other: Self) -> Self {
-        Self {
-            x: self.x + other.x,
-            y: self.y + other.y,
-        }
+        Self::from_axes(|axis| self.axes[axis] + other.axes[axis])
     }
 
     /// Each vector negated.
     #[inline]
     pub(crate) fn negated(self) -> Self {
-        Self {
-            x: -self.x,
-            y: -self.y,
-        }
+        Self::from_axes(|axis| -self.axes[axis])
     }
 
     /// Each vector divided by its lane of `divisor`.
     #[inline]
     pub(crate) fn divided(self, divisor: Vec4) -> Self {
-        Self {
-            x: self.x / divisor,
-            y: self.y / divisor,
-        }
+        Self::from_axes(|axis| self.axes[axis] / divisor)
     }
 
-    /// `x * x + y * y`, as `Vector::length_squared` computes it.
+    /// Each lane's dot product with `other`'s, in `Vector::dot`'s order (x first).
+    #[inline]
+    pub(crate) fn dot(self, other: Self) -> Vec4 {
+        let mut sum = self.axes[0] * other.axes[0];
+        for axis in 1..DIMENSIONS {
+            sum += self.axes[axis] * other.axes[axis];
+        }
+        sum
+    }
+
+    /// `x * x + y * y` (`+ z * z`), as `Vector::length_squared` computes it.
     #[inline]
     pub(crate) fn length_squared(self) -> Vec4 {
-        self.x * self.x + self.y * self.y
+        self.dot(self)
     }
 
     #[inline]
     pub(crate) fn is_zero(self) -> BVec4A {
-        self.x.cmpeq(Vec4::ZERO) & self.y.cmpeq(Vec4::ZERO)
+        self.axes.iter().fold(BVec4A::splat(true), |zero, axis| {
+            zero & axis.cmpeq(Vec4::ZERO)
+        })
     }
 
     #[inline]
     pub(crate) fn is_finite(self) -> BVec4A {
-        self.x.is_finite_mask() & self.y.is_finite_mask()
+        self.axes.iter().fold(BVec4A::splat(true), |finite, axis| {
+            finite & axis.is_finite_mask()
+        })
     }
 
     #[inline]
     pub(crate) fn select(mask: BVec4A, if_true: Self, if_false: Self) -> Self {
-        Self {
-            x: Vec4::select(mask, if_true.x, if_false.x),
-            y: Vec4::select(mask, if_true.y, if_false.y),
-        }
+        Self::from_axes(|axis| Vec4::select(mask, if_true.axes[axis], if_false.axes[axis]))
     }
 }
 
@@ -152,10 +155,7 @@ pub(crate) fn is_normal(value: Vec4) -> BVec4A {
 pub(crate) fn truncate(vector: VectorLanes, max: Vec4) -> (VectorLanes, BVec4A) {
     let squared = vector.length_squared();
     let length = squared.sqrt();
-    let shortened = VectorLanes {
-        x: vector.x / length * max,
-        y: vector.y / length * max,
-    };
+    let shortened = VectorLanes::from_axes(|axis| vector.axes[axis] / length * max);
     let common = is_normal(squared) | vector.is_zero();
     (
         VectorLanes::select(length.cmple(max), vector, shortened),

@@ -1,24 +1,38 @@
 //! The vector types and the arithmetic every other module builds on: the one place the dimension
 //! is chosen.
 //!
-//! Everything dimension-specific about the types lives in [`dim2`] (the vector, direction and
-//! rotation types of the 2D build, and how a position is read from and written to a `Transform`);
-//! the rest of the crate names [`Vector`], [`Direction`], [`position_of`] and [`set_position`]
-//! instead. The other 2D-only pieces are each in a file of their own: [`angles`] here, the wander
-//! circle (`behaviours::wander::circle`), facing ([`facing`](crate::facing)) and the obstacle shapes
-//! ([`geometry::shapes`](crate::geometry::shapes)).
+//! Everything dimension-specific about the types lives in `dim2` (the 2D build) or `dim3` (the 3D
+//! build): the vector and direction types, how a position is read from and written to a
+//! `Transform`, and the few operations whose formula depends on the dimension ([`across`],
+//! [`sideways`]). The rest of the crate names [`Vector`], [`Direction`], [`position_of`] and
+//! [`set_position`] instead. The other dimension-specific pieces are each a pair of files chosen
+//! by the build: the wander circle or sphere (`behaviours::wander`), facing
+//! ([`facing`](crate::facing)) and the obstacle shapes ([`geometry::shapes`](crate::geometry::shapes)).
 //!
 //! The functions here are exact for vectors so short or so long that their squared length
 //! underflows or overflows, and never divide by zero.
 
 pub mod angles;
+#[cfg(feature = "2d")]
 pub mod dim2;
+#[cfg(feature = "3d")]
+pub mod dim3;
 pub(crate) mod grid;
 pub(crate) mod lanes;
 
+#[cfg(feature = "2d")]
 pub use dim2::{
-    Direction, Vector, WideVector, narrow, position_of, set_position, translation_of, widen,
+    Direction, Vector, WideVector, across, distance_across, narrow, position_of, set_position,
+    sideways, translation_of, widen,
 };
+#[cfg(feature = "3d")]
+pub use dim3::{
+    Direction, Vector, WideVector, across, distance_across, narrow, position_of, set_position,
+    sideways, translation_of, widen,
+};
+
+/// How many axes [`Vector`] has.
+pub const DIMENSIONS: usize = if cfg!(feature = "3d") { 3 } else { 2 };
 
 /// The length of `v`, right to rounding even where its square underflows (below about 1e-19) or
 /// overflows (above about 1.8e19).
@@ -85,15 +99,15 @@ pub(crate) fn non_negative(value: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::assert_close;
+    use crate::test_support::{assert_close, v};
 
     #[test]
     fn truncate_shortens_only_long_vectors() {
-        assert_close(truncate(Vector::new(3.0, 4.0), 10.0), Vector::new(3.0, 4.0));
-        assert_close(truncate(Vector::new(3.0, 4.0), 2.5), Vector::new(1.5, 2.0));
-        assert_close(truncate(Vector::new(3.0, 4.0), -1.0), Vector::ZERO);
-        assert_close(truncate(Vector::new(3.0, 4.0), f32::NAN), Vector::ZERO);
-        let huge = truncate(Vector::new(f32::MAX, f32::MAX), 2.0);
-        assert_close(huge, Vector::splat(2.0_f32.sqrt()));
+        assert_close(truncate(v(3.0, 4.0), 10.0), v(3.0, 4.0));
+        assert_close(truncate(v(3.0, 4.0), 2.5), v(1.5, 2.0));
+        assert_close(truncate(v(3.0, 4.0), -1.0), Vector::ZERO);
+        assert_close(truncate(v(3.0, 4.0), f32::NAN), Vector::ZERO);
+        let huge = truncate(v(f32::MAX, f32::MAX), 2.0);
+        assert_close(huge, v(2.0_f32.sqrt(), 2.0_f32.sqrt()));
     }
 }

@@ -11,9 +11,9 @@
 
 use bevy::math::{BVec4A, Vec4};
 
-use crate::math::Vector;
 use crate::math::grid::CellBox;
 use crate::math::lanes::{LANES, VectorLanes, direction_or_zero, truncate};
+use crate::math::{DIMENSIONS, Vector};
 use crate::spatial::{Neighbour, SpatialIndex};
 
 /// One flocking agent as [`flock_sums`] and [`flock_forces`] see it: what the flocking system
@@ -161,8 +161,7 @@ pub(crate) fn flock_sums<M>(
     });
     own_slots.sort_unstable();
     let (positions, entries) = (index.positions(), index.entries());
-    for row in cells.first_row..=cells.last_row {
-        let slots = index.row_slots(row, cells.first_column, cells.last_column);
+    for slots in index.slot_runs(cells) {
         // The agents' own slots split the row: each is added to the other lanes only.
         let mut next = slots.start;
         for &(own, own_lane) in own_slots.iter().filter(|(own, _)| slots.contains(own)) {
@@ -240,8 +239,7 @@ pub(crate) fn flock_forces(agents: &[FlockAgent], sums: &FlockSums) -> FlockForc
         & (steer_common | no_heading)
         & ((toward_common & seek_common) | !found);
     FlockForces {
-        forces: [separation, alignment, cohesion]
-            .map(|force| [force.x.to_array(), force.y.to_array()]),
+        forces: [separation, alignment, cohesion].map(VectorLanes::to_arrays),
         // Unused lanes are not valid.
         valid: common.bitmask() & ((1 << agents.len()) - 1),
     }
@@ -249,8 +247,8 @@ pub(crate) fn flock_forces(agents: &[FlockAgent], sums: &FlockSums) -> FlockForc
 
 /// What [`flock_forces`] found, per lane.
 pub(crate) struct FlockForces {
-    /// Each rule's forces, x and y, lane by lane.
-    forces: [[[f32; LANES]; 2]; 3],
+    /// Each rule's forces, axis by axis, lane by lane.
+    forces: [[[f32; LANES]; DIMENSIONS]; 3],
     /// The lanes whose forces are valid, one bit each.
     valid: u32,
 }
@@ -260,8 +258,10 @@ impl FlockForces {
     /// the scalar path's special cases.
     #[inline]
     pub(crate) fn lane(&self, lane: usize) -> Option<[Vector; 3]> {
-        (self.valid >> lane & 1 == 1)
-            .then(|| self.forces.map(|[x, y]| Vector::new(x[lane], y[lane])))
+        (self.valid >> lane & 1 == 1).then(|| {
+            self.forces
+                .map(|axes| Vector::from_array(axes.map(|axis| axis[lane])))
+        })
     }
 }
 
@@ -269,19 +269,19 @@ impl FlockForces {
 mod tests {
     use super::*;
     use crate::formulas::VectorSum;
+    use crate::test_support::v;
     use bevy::ecs::entity::Entity;
-    use bevy::math::Vec2;
     use proptest::prelude::*;
 
-    fn vector(range: f32) -> impl Strategy<Value = Vec2> {
-        (-range..range, -range..range).prop_map(|(x, y)| Vec2::new(x, y))
+    fn vector(range: f32) -> impl Strategy<Value = Vector> {
+        (-range..range, -range..range).prop_map(|(x, y)| v(x, y))
     }
 
     /// A flocking agent with the scene's rules, at rest at the origin.
     fn flock_agent() -> FlockAgent {
         FlockAgent {
-            position: Vec2::ZERO,
-            velocity: Vec2::ZERO,
+            position: Vector::ZERO,
+            velocity: Vector::ZERO,
             max_speed: 100.0,
             radii: [25.0, 45.0, 45.0],
             strengths: [300.0, 200.0, 150.0],
@@ -291,7 +291,7 @@ mod tests {
     }
 
     /// The sums a walk of `index` gives `agent`: what the rules add up.
-    fn walked_sums(index: &SpatialIndex<()>, agent: &FlockAgent) -> (Vec2, Vec2, VectorSum) {
+    fn walked_sums(index: &SpatialIndex<()>, agent: &FlockAgent) -> (Vector, Vector, VectorSum) {
         let me = index.entries()[agent.slot as usize].entity;
         let mut neighbours = Vec::new();
         index.for_each_within(agent.position, agent.reach(), |neighbour| {
@@ -299,7 +299,7 @@ mod tests {
                 neighbours.push(neighbour);
             }
         });
-        let of_rule = |rule: usize, term: fn(&Neighbour, Vec2) -> Vec2| {
+        let of_rule = |rule: usize, term: fn(&Neighbour, Vector) -> Vector| {
             let radius = agent.radii[rule];
             VectorSum::of(
                 neighbours
@@ -338,7 +338,7 @@ mod tests {
                 if group.iter().any(|taken| taken.slot == slot) {
                     continue;
                 }
-                let position = index.entries()[slot as usize].position + Vec2::splat(f32::from(variant >> 1));
+                let position = index.entries()[slot as usize].position + Vector::splat(f32::from(variant >> 1));
                 let radii: [f32; 3] = core::array::from_fn(|rule| {
                     if usize::from(variant) % 4 == rule {
                         f32::NAN
@@ -356,7 +356,7 @@ mod tests {
                 .reduce(CellBox::union);
             let Some(cells) = cells else { return Ok(()) };
             let sums = flock_sums(&index, cells, &group);
-            let bits = |(offsets, velocities, positions): (Vec2, Vec2, VectorSum)| {
+            let bits = |(offsets, velocities, positions): (Vector, Vector, VectorSum)| {
                 [offsets, velocities, positions.sum].map(|sum| sum.to_array().map(f32::to_bits))
                     .into_iter().flatten().chain([positions.count]).collect::<Vec<_>>()
             };
@@ -404,7 +404,7 @@ mod tests {
                     alignment.force_from_velocities(&agent, sums[k][1].sum) * lane.weights[1],
                     cohesion.force_from_positions(&agent, sums[k][2]) * lane.weights[2],
                 ];
-                let bits = |forces: [Vec2; 3]| forces.map(|force| force.to_array().map(f32::to_bits));
+                let bits = |forces: [Vector; 3]| forces.map(|force| force.to_array().map(f32::to_bits));
                 prop_assert!(forces.lane(k).is_some());
                 prop_assert_eq!(bits(forces.lane(k).unwrap()), bits(scalar));
             }

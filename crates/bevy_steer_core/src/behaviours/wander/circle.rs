@@ -1,12 +1,15 @@
-//! The wander circle (2D only): the displacement's direction from the wander angle, and how the
-//! angle drifts from step to step.
+//! The wander angle: how it drifts from step to step, and (in 2D) the circle's displacement
+//! direction from it. In 3D the angle serves ground units ([`Planar`](crate::components::Planar)),
+//! whose circle lies in their plane; see `sphere.rs` for flight.
 
 use core::f32::consts::{PI, TAU};
 
 use bevy::prelude::*;
 
 use crate::formulas::TUTORIAL_FRAME_RATE;
+#[cfg(feature = "2d")]
 use crate::math::angles::sin_cos;
+#[cfg(feature = "2d")]
 use crate::math::{Vector, direction_or_zero};
 
 /// Which way the wander angle is measured.
@@ -23,6 +26,7 @@ pub enum WanderFrame {
 }
 
 /// The unit direction of the wander displacement for `angle`.
+#[cfg(feature = "2d")]
 ///
 /// In [`WanderFrame::World`] (the tutorial's `setAngle`) the angle is measured from world +X; in
 /// [`WanderFrame::Heading`] (Reynolds) from the velocity's direction. An agent at rest has no
@@ -67,7 +71,7 @@ pub fn next_wander_angle(angle: f32, angle_change: f32, random: f32, dt: f32) ->
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "2d"))]
 mod tests {
     use super::*;
     use crate::behaviours::wander::wander_circle;

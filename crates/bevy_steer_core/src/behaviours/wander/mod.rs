@@ -6,14 +6,32 @@ use bevy::prelude::*;
 use rand::RngExt;
 
 mod circle;
+#[cfg(feature = "2d")]
 mod lanes;
+#[cfg(feature = "3d")]
+mod sphere;
 
-pub use circle::{WanderFrame, next_wander_angle, wander_displacement_direction};
+#[cfg(feature = "2d")]
+pub use circle::wander_displacement_direction;
+pub use circle::{WanderFrame, next_wander_angle};
+#[cfg(feature = "3d")]
+pub use sphere::{
+    next_wander_displacement, wander_direction_in_plane, wander_displacement_direction,
+};
+
+/// Where [`WanderMethod::RandomTarget`] draws its targets: a rectangle in 2D, a box in 3D.
+#[cfg(feature = "2d")]
+pub type WanderArea = Rect;
+/// Where [`WanderMethod::RandomTarget`] draws its targets: a rectangle in 2D, a box in 3D.
+#[cfg(feature = "3d")]
+pub type WanderArea = bevy::math::bounding::Aabb3d;
 
 use super::weight_and_switch_builders;
 use crate::components::{MaxSpeed, Steering, Velocity};
 use crate::formulas::{self, Boid};
-use crate::math::lanes::{LANES, VectorLanes, groups, lanes_of};
+#[cfg(feature = "2d")]
+use crate::math::lanes::{LANES, lanes_of};
+use crate::math::lanes::{VectorLanes, groups};
 use crate::math::{Vector, direction_or_zero};
 use crate::problems::{BehaviourKind, ReportedProblems, record};
 use crate::rng::SteeringRng;
@@ -36,7 +54,7 @@ pub enum WanderMethod {
     /// my keys!").
     RandomTarget {
         /// Where targets are drawn, in world space.
-        area: Rect,
+        area: WanderArea,
         /// Seconds between targets. A value that is not positive draws a new target every step.
         interval: f32,
         /// The current target.
@@ -49,11 +67,11 @@ pub enum WanderMethod {
 impl WanderMethod {
     /// A random target in `area`, redrawn every `interval` seconds; the first is drawn on the first
     /// step.
-    pub fn random_target(area: Rect, interval: f32) -> Self {
+    pub fn random_target(area: WanderArea, interval: f32) -> Self {
         Self::RandomTarget {
             area,
             interval,
-            target: area.center(),
+            target: Vector::from((area.min + area.max) * 0.5),
             time_left: 0.0,
         }
     }
@@ -85,8 +103,12 @@ pub struct Wander {
     /// Largest total swing of the angle per tutorial frame, in radians. Default `1.0`.
     #[reflect(@ANGLE)]
     pub angle_change: f32,
-    /// The current wander angle, in radians, in `[-PI, PI)`.
+    /// The current wander angle, in radians, in `[-PI, PI)` (in 3D, of ground units only).
     pub angle: f32,
+    /// A flyer's current wander displacement: a unit vector, read in [`frame`](Self::frame)
+    /// (3D only; ground units use `angle`). Default `+X`.
+    #[cfg(feature = "3d")]
+    pub displacement: Vector,
     /// Which way `angle` is measured.
     pub frame: WanderFrame,
     /// Circle (default) or random target.
@@ -105,6 +127,8 @@ impl Default for Wander {
             circle_radius: 180.0,
             angle_change: 1.0,
             angle: 0.0,
+            #[cfg(feature = "3d")]
+            displacement: Vector::X,
             frame: WanderFrame::World,
             method: WanderMethod::Circle,
             weight: 1.0,
@@ -158,12 +182,19 @@ impl Wander {
     /// [`step`](Self::step) returns, and what the debug gizmos draw.
     #[inline]
     pub fn force(&self, boid: &Boid) -> Vector {
+        self.force_in(boid, None)
+    }
+
+    /// [`force`](Self::force) of an agent kept to the plane at right angles to `up` (a unit
+    /// vector; in 3D a [`Planar`](crate::components::Planar) agent), or of a free one (`None`).
+    #[inline]
+    pub(crate) fn force_in(&self, boid: &Boid, up: Option<Vector>) -> Vector {
         match self.method {
             WanderMethod::Circle => wander_circle(
                 boid.velocity,
                 self.circle_distance,
                 self.circle_radius,
-                self.displacement_direction(boid.velocity),
+                self.direction_in(boid.velocity, up),
             ),
             WanderMethod::RandomTarget { target, .. } => formulas::seek(boid, target, 0.0),
         }
@@ -172,7 +203,26 @@ impl Wander {
     /// The unit direction of the circle method's displacement for an agent moving at `velocity`.
     #[inline]
     pub fn displacement_direction(&self, velocity: Vector) -> Vector {
+        self.direction_in(velocity, None)
+    }
+
+    /// [`displacement_direction`](Self::displacement_direction) in the plane at right angles to
+    /// `up`, or free.
+    #[cfg(feature = "2d")]
+    #[inline]
+    fn direction_in(&self, velocity: Vector, _up: Option<Vector>) -> Vector {
         wander_displacement_direction(self.angle, self.frame, velocity)
+    }
+
+    /// [`displacement_direction`](Self::displacement_direction) in the plane at right angles to
+    /// `up` (the circle, by `angle`), or free (the sphere, by `displacement`).
+    #[cfg(feature = "3d")]
+    #[inline]
+    fn direction_in(&self, velocity: Vector, up: Option<Vector>) -> Vector {
+        match up {
+            Some(up) => wander_direction_in_plane(self.angle, self.frame, velocity, up),
+            None => wander_displacement_direction(self.displacement, self.frame, velocity),
+        }
     }
 
     /// One step of `dt` seconds: returns the unweighted force and moves the random state on, in
@@ -180,6 +230,19 @@ impl Wander {
     /// method draws a new target when its time is up, then seeks it).
     #[inline]
     pub fn step(&mut self, boid: &Boid, rng: &mut SteeringRng, dt: f32) -> Vector {
+        self.step_in(boid, None, rng, dt)
+    }
+
+    /// [`step`](Self::step) of an agent kept to the plane at right angles to `up`, or of a free
+    /// one (`None`).
+    #[inline]
+    pub(crate) fn step_in(
+        &mut self,
+        boid: &Boid,
+        up: Option<Vector>,
+        rng: &mut SteeringRng,
+        dt: f32,
+    ) -> Vector {
         if let WanderMethod::RandomTarget {
             area,
             interval,
@@ -189,24 +252,34 @@ impl Wander {
         {
             *time_left -= dt;
             if *time_left <= 0.0 {
-                *target = point_in_area(*area, rng.random(), rng.random());
+                *target = random_point_in(*area, rng);
                 *time_left = interval.max(0.0);
             }
-            return self.force(boid);
+            return self.force_in(boid, up);
         }
-        let force = self.force(boid);
-        self.turn(rng, dt);
+        let force = self.force_in(boid, up);
+        self.turn(up.is_some(), rng, dt);
         force
     }
 
-    /// The circle method's change of angle after a step of `dt` seconds.
+    /// The circle method's change of angle (in 3D, of a flyer's displacement: `in_plane` false)
+    /// after a step of `dt` seconds.
     #[inline]
-    pub(crate) fn turn(&mut self, rng: &mut SteeringRng, dt: f32) {
+    pub(crate) fn turn(&mut self, in_plane: bool, rng: &mut SteeringRng, dt: f32) {
+        #[cfg(feature = "3d")]
+        if !in_plane {
+            let random = Vector::new(rng.random(), rng.random(), rng.random());
+            self.displacement =
+                next_wander_displacement(self.displacement, self.angle_change, random, dt);
+            return;
+        }
+        let _ = in_plane;
         self.angle = next_wander_angle(self.angle, self.angle_change, rng.random(), dt);
     }
 
     /// Whether this is the circle method with the angle in the world frame, the case the wander
     /// system steps four agents at a time.
+    #[cfg(feature = "2d")]
     pub(crate) fn is_world_circle(&self) -> bool {
         matches!(self.method, WanderMethod::Circle) && self.frame == WanderFrame::World
     }
@@ -228,8 +301,24 @@ pub fn wander_circle(
 }
 
 /// A point of `area` from two numbers in `[0, 1)`: where the random-target wander places its target.
+#[cfg(feature = "2d")]
 pub fn point_in_area(area: Rect, random_x: f32, random_y: f32) -> Vector {
     area.min + area.size() * Vector::new(random_x, random_y)
+}
+
+/// A point of `area` from three numbers in `[0, 1)`: where the random-target wander places its
+/// target.
+#[cfg(feature = "3d")]
+pub fn point_in_area(area: WanderArea, random: Vector) -> Vector {
+    Vector::from(area.min) + Vector::from(area.max - area.min) * random
+}
+
+/// A random point of `area`, drawn from `rng`.
+fn random_point_in(area: WanderArea, rng: &mut SteeringRng) -> Vector {
+    #[cfg(feature = "2d")]
+    return point_in_area(area, rng.random(), rng.random());
+    #[cfg(feature = "3d")]
+    return point_in_area(area, Vector::new(rng.random(), rng.random(), rng.random()));
 }
 
 impl BehaviourKind {
@@ -251,6 +340,7 @@ pub fn apply_wander(
         &mut Steering,
         &mut ReportedProblems,
         BudgetColumns,
+        PlaneColumn,
     )>,
     mut logged_not_dense: Local<bool>,
 ) {
@@ -262,7 +352,7 @@ pub fn apply_wander(
     let mut jobs = Vec::new();
     for (
         table,
-        (_, wanders, rngs, transforms, velocities, max_speeds, steering, problems, budgets),
+        (_, wanders, rngs, transforms, velocities, max_speeds, steering, problems, budgets, planes),
     ) in tables.iter_mut().enumerate()
     {
         let columns = AgentColumns::new(transforms, velocities, max_speeds, problems, *budgets);
@@ -276,52 +366,90 @@ pub fn apply_wander(
                 .zip(steering.bypass_change_detection().chunks_mut(per_job)),
         ) {
             let range = rows.range();
-            jobs.push((rows, wanders, rngs, columns.rows(range), steering));
+            let planes = planes_of(*planes, range.clone());
+            jobs.push((rows, wanders, rngs, columns.rows(range), steering, planes));
         }
     }
-    let findings = run_jobs(jobs, |(rows, wanders, rngs, columns, steering), found| {
-        for (start, group) in groups(rows.len) {
-            let on_lanes = (group.len() == LANES
-                && wanders[group.clone()].iter().all(Wander::is_world_circle))
-            .then(|| {
-                lanes::wander_circle_lanes(
-                    VectorLanes::from_fn(|lane| columns.velocities[start + lane].0),
-                    [
-                        lanes_of(wanders, start, |wander| wander.circle_distance),
-                        lanes_of(wanders, start, |wander| wander.circle_radius),
-                        lanes_of(wanders, start, |wander| wander.angle),
-                    ],
-                )
-            })
-            .flatten();
-            for row in group {
-                let wander = &mut wanders[row];
-                if !wander.active() {
-                    continue;
-                }
-                let force = match on_lanes {
-                    Some(forces) => {
-                        wander.turn(&mut rngs[row], dt);
-                        forces.lane(row - start)
+    let findings = run_jobs(
+        jobs,
+        |(rows, wanders, rngs, columns, steering, planes), found| {
+            for (start, group) in groups(rows.len) {
+                #[cfg(feature = "3d")]
+                let on_lanes: Option<VectorLanes> = None;
+                #[cfg(feature = "2d")]
+                let on_lanes = (group.len() == LANES
+                    && wanders[group.clone()].iter().all(Wander::is_world_circle))
+                .then(|| {
+                    lanes::wander_circle_lanes(
+                        VectorLanes::from_fn(|lane| columns.velocities[start + lane].0),
+                        [
+                            lanes_of(wanders, start, |wander| wander.circle_distance),
+                            lanes_of(wanders, start, |wander| wander.circle_radius),
+                            lanes_of(wanders, start, |wander| wander.angle),
+                        ],
+                    )
+                })
+                .flatten();
+                for row in group {
+                    let wander = &mut wanders[row];
+                    if !wander.active() {
+                        continue;
                     }
-                    None => wander.step(&columns.boid(row), &mut rngs[row], dt),
-                };
-                let agent = columns.agent(rows, row);
-                let weighted = Ok(force * wander.weight);
-                settle(
-                    weighted,
-                    BehaviourKind::WANDER,
-                    &mut steering[row],
-                    agent,
-                    found,
-                );
+                    let up = up_in(planes, row);
+                    let force = match on_lanes {
+                        Some(forces) => {
+                            wander.turn(false, &mut rngs[row], dt);
+                            forces.lane(row - start)
+                        }
+                        None => wander.step_in(&columns.boid(row), up, &mut rngs[row], dt),
+                    };
+                    let agent = columns.agent(rows, row);
+                    let weighted = Ok(force * wander.weight);
+                    settle(
+                        weighted,
+                        BehaviourKind::WANDER,
+                        &mut steering[row],
+                        agent,
+                        found,
+                    );
+                }
             }
-        }
-    });
+        },
+    );
     for finding in findings {
-        let (entities, .., problems, _) = &mut tables[finding.table];
+        let (entities, .., problems, _, _) = &mut tables[finding.table];
         record(problems, entities[finding.row], finding);
     }
+}
+
+/// The column of the agents' planes: in 3D, whether each is a ground unit
+/// ([`Planar`](crate::components::Planar)); nothing in 2D.
+#[cfg(feature = "2d")]
+type PlaneColumn = ();
+#[cfg(feature = "3d")]
+type PlaneColumn = Option<&'static crate::planar::Planar>;
+
+/// The planes of the rows `range` of a table.
+#[cfg(feature = "2d")]
+fn planes_of((): (), _range: core::ops::Range<usize>) {}
+#[cfg(feature = "3d")]
+fn planes_of(
+    planes: Option<&[crate::planar::Planar]>,
+    range: core::ops::Range<usize>,
+) -> Option<&[crate::planar::Planar]> {
+    planes.map(|planes| &planes[range])
+}
+
+/// The up of the plane the agent in `row` keeps to, if it is a ground unit.
+#[cfg(feature = "2d")]
+#[inline]
+fn up_in((): (), _row: usize) -> Option<Vector> {
+    None
+}
+#[cfg(feature = "3d")]
+#[inline]
+fn up_in(planes: Option<&[crate::planar::Planar]>, row: usize) -> Option<Vector> {
+    planes.map(|planes| planes[row].valid_up().unwrap_or(Vector::Y))
 }
 
 fn wander_forces(world: &mut World, forces: &mut Vec<(Vector, Vector)>) {
@@ -348,15 +476,15 @@ pub(crate) fn plugin(app: &mut App) {
     );
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "2d"))]
 mod tests {
     use super::*;
-    use crate::test_support::assert_close;
+    use crate::test_support::{assert_close, v};
 
     #[test]
     fn random_target_point_lies_in_the_area() {
         let area = Rect::new(-10.0, 0.0, 30.0, 20.0);
-        assert_close(point_in_area(area, 0.0, 0.0), Vec2::new(-10.0, 0.0));
-        assert_close(point_in_area(area, 0.5, 0.25), Vec2::new(10.0, 5.0));
+        assert_close(point_in_area(area, 0.0, 0.0), v(-10.0, 0.0));
+        assert_close(point_in_area(area, 0.5, 0.25), v(10.0, 5.0));
     }
 }

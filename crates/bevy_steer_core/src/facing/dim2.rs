@@ -1,5 +1,4 @@
-//! Facing (2D only): turns an agent about the z axis so that a chosen axis of its sprite or mesh
-//! points along its velocity, for one agent or four on SIMD lanes with the same bits.
+//! Facing in 2D: a turn about the z axis, for one agent or four on SIMD lanes with the same bits.
 
 use bevy::math::{BVec4A, Vec4};
 use bevy::prelude::*;
@@ -49,6 +48,13 @@ impl FaceVelocity {
         };
         Some(Quat::from_xyzw(0.0, 0.0, half_sin, half_cos).normalize())
     }
+
+    /// The rotation after a step that left the agent moving at `velocity`; in 2D that does not
+    /// depend on the rotation before.
+    #[inline]
+    pub(crate) fn turn(self, velocity: Vector, _before: Quat) -> Option<Quat> {
+        self.rotation_for(velocity)
+    }
 }
 
 /// The rotations [`face_velocity_lanes`] gives: for each lane, a turn about z, or none for an agent at
@@ -78,8 +84,9 @@ pub(crate) fn face_velocity_lanes(forward: VectorLanes, velocity: VectorLanes) -
     let length = velocity.length_squared().sqrt();
     let moving = length.is_finite_mask() & length.cmpgt(Vec4::ZERO);
     let heading = velocity.divided(length);
-    let cos = forward.x * heading.x + forward.y * heading.y;
-    let sin = forward.x * heading.y - forward.y * heading.x;
+    let ([forward_x, forward_y], [heading_x, heading_y]) = (forward.axes, heading.axes);
+    let cos = forward_x * heading_x + forward_y * heading_y;
+    let sin = forward_x * heading_y - forward_y * heading_x;
     // Both of `rotation_for`'s formulas, then a pick: which one an agent needs depends on its
     // heading, a branch that would mispredict.
     let far_half_sin = ((1.0 - cos) * 0.5).sqrt().copysign(sin);

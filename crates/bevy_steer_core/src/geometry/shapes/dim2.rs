@@ -1,10 +1,9 @@
-//! Obstacle shapes (2D only): discs, axis-aligned boxes and wall segments, with the distances,
-//! normals and first contacts that obstacle avoidance and containment steer by.
+//! The 2D build's obstacle shapes: discs, axis-aligned boxes and wall segments.
 
 use bevy::prelude::*;
 
-use super::path::closest_point_on_segment;
-use crate::math::{Vector, direction_or_zero};
+use crate::geometry::path::closest_point_on_segment;
+use crate::math::Vector;
 
 /// The shape of an [`Obstacle`](crate::obstacles::Obstacle), relative to its `Transform`'s translation.
 #[derive(Reflect, Clone, Copy, Debug, PartialEq)]
@@ -152,17 +151,9 @@ impl ObstacleShape {
         }
     }
 
-    /// The unit direction out of the shape placed at `position`, at `point`: away from its closest
-    /// point, and for a point inside a box or a circle, out through the nearest edge. Zero for a
-    /// point on a segment, or at a circle's centre.
-    pub fn outward_normal(self, position: Vector, point: Vector) -> Vector {
-        let closest = self.closest_point(position, point);
-        let away = direction_or_zero(point - closest);
-        if self.signed_distance(position, point) < 0.0 {
-            -away
-        } else {
-            away
-        }
+    /// Whether the shape has an inside (a wall segment has none).
+    pub fn has_inside(self) -> bool {
+        !matches!(self, Self::Segment { .. })
     }
 }
 

@@ -1,0 +1,329 @@
+//! The 3D build's obstacle shapes: spheres, axis-aligned and rotated boxes, and walls (rotated
+//! boxes of no thickness).
+
+use bevy::prelude::*;
+
+use crate::math::Vector;
+
+/// The shape of an [`Obstacle`](crate::obstacles::Obstacle), relative to its `Transform`'s
+/// translation (its rotation is not read: a rotated box carries its own).
+#[derive(Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Debug, PartialEq, Clone)]
+pub enum ObstacleShape {
+    /// A sphere of this radius round the translation.
+    Sphere {
+        /// The radius.
+        radius: f32,
+    },
+    /// An axis-aligned box centred on the translation.
+    Box {
+        /// Half the box's size along x, y and z.
+        half_size: Vector,
+    },
+    /// A box centred on the translation, turned by `rotation`. A `half_size.z` of zero makes a
+    /// wall: a rectangle of no thickness (agents keep their own clearance from it), see
+    /// [`wall`](Self::wall).
+    RotatedBox {
+        /// Half the box's size along its own x, y and z.
+        half_size: Vector,
+        /// Its rotation (normalised when used; one that is not finite makes the shape invalid).
+        rotation: Quat,
+    },
+}
+
+impl Default for ObstacleShape {
+    fn default() -> Self {
+        Self::Sphere { radius: 25.0 }
+    }
+}
+
+impl ObstacleShape {
+    /// A wall: a rectangle `width` by `height` in its own XY plane, of no thickness, facing its
+    /// own +Z turned by `rotation`.
+    pub fn wall(width: f32, height: f32, rotation: Quat) -> Self {
+        Self::RotatedBox {
+            half_size: Vector::new(width, height, 0.0) / 2.0,
+            rotation,
+        }
+    }
+
+    /// Whether the shape's sizes are finite and not negative (and a rotation finite and not zero).
+    pub fn is_valid(self) -> bool {
+        let valid_half_size =
+            |half_size: Vector| half_size.cmpge(Vector::ZERO).all() && half_size.is_finite();
+        match self {
+            Self::Sphere { radius } => radius >= 0.0 && radius.is_finite(),
+            Self::Box { half_size } => valid_half_size(half_size),
+            Self::RotatedBox {
+                half_size,
+                rotation,
+            } => {
+                valid_half_size(half_size)
+                    && rotation.is_finite()
+                    && rotation.length_squared() > 1e-6
+            }
+        }
+    }
+
+    /// Whether the shape has an inside (a wall, of no thickness, has none).
+    pub fn has_inside(self) -> bool {
+        match self {
+            Self::RotatedBox { half_size, .. } => half_size.min_element() > 0.0,
+            _ => true,
+        }
+    }
+
+    /// The corners of the shape's bounding box, placed at `position`.
+    pub fn bounds(self, position: Vector) -> (Vector, Vector) {
+        match self {
+            Self::Sphere { radius } => (position - radius, position + radius),
+            Self::Box { half_size } => (position - half_size, position + half_size),
+            Self::RotatedBox {
+                half_size,
+                rotation,
+            } => {
+                // The box's extent along each world axis: its half size through the absolute
+                // rotation matrix.
+                let matrix = Mat3::from_quat(rotation.normalize());
+                let extent = Mat3::from_cols(
+                    matrix.x_axis.abs(),
+                    matrix.y_axis.abs(),
+                    matrix.z_axis.abs(),
+                ) * half_size;
+                (position - extent, position + extent)
+            }
+        }
+    }
+
+    /// The point of the shape placed at `position` closest to `point` (on its surface for a point
+    /// outside; for a box, on its surface too for a point inside).
+    pub fn closest_point(self, position: Vector, point: Vector) -> Vector {
+        match self {
+            Self::Sphere { radius } => {
+                let offset = point - position;
+                let length = offset.length();
+                if length > 0.0 {
+                    position + offset * (radius / length)
+                } else {
+                    // The centre: any surface point is as close; take one on the x axis.
+                    position + Vector::X * radius
+                }
+            }
+            Self::Box { half_size } => position + box_closest(half_size, point - position),
+            Self::RotatedBox {
+                half_size,
+                rotation,
+            } => {
+                let rotation = rotation.normalize();
+                position
+                    + rotation * box_closest(half_size, rotation.inverse() * (point - position))
+            }
+        }
+    }
+
+    /// How far `point` is outside the shape placed at `position`: negative inside (by how much),
+    /// zero on the surface.
+    pub fn signed_distance(self, position: Vector, point: Vector) -> f32 {
+        match self {
+            Self::Sphere { radius } => point.distance(position) - radius,
+            Self::Box { half_size } => box_signed_distance(half_size, point - position),
+            Self::RotatedBox {
+                half_size,
+                rotation,
+            } => box_signed_distance(
+                half_size,
+                rotation.normalize().inverse() * (point - position),
+            ),
+        }
+    }
+
+    /// How far along the move from `from` by `reach` (0 at `from`, 1 at its end) a body keeping
+    /// `room` from the shape placed at `position` first touches it; `None` when it does not. Exact
+    /// for spheres; for boxes, the box grown by `room` with square corners (a little cautious at
+    /// them).
+    pub fn first_contact(
+        self,
+        position: Vector,
+        from: Vector,
+        reach: Vector,
+        room: f32,
+    ) -> Option<f32> {
+        match self {
+            Self::Sphere { radius } => {
+                let offset = from - position;
+                let touching = radius + room;
+                let c = offset.length_squared() - touching * touching;
+                if c <= 0.0 {
+                    return Some(0.0);
+                }
+                let a = reach.length_squared();
+                let b = offset.dot(reach);
+                let discriminant = b * b - a * c;
+                if a == 0.0 || discriminant < 0.0 {
+                    return None;
+                }
+                let along = (-b - discriminant.sqrt()) / a;
+                (0.0..=1.0).contains(&along).then_some(along)
+            }
+            Self::Box { half_size } => box_first_contact(half_size + room, from - position, reach),
+            Self::RotatedBox {
+                half_size,
+                rotation,
+            } => {
+                let inverse = rotation.normalize().inverse();
+                box_first_contact(
+                    half_size + room,
+                    inverse * (from - position),
+                    inverse * reach,
+                )
+            }
+        }
+    }
+}
+
+/// The point of the box of `half_size` centred on the origin closest to `offset`: clamped into it,
+/// or for a point inside, on its nearest face.
+fn box_closest(half_size: Vector, offset: Vector) -> Vector {
+    let clamped = offset.clamp(-half_size, half_size);
+    if clamped != offset {
+        return clamped;
+    }
+    let gap = half_size - offset.abs();
+    let axis = if gap.x <= gap.y && gap.x <= gap.z {
+        0
+    } else if gap.y <= gap.z {
+        1
+    } else {
+        2
+    };
+    let mut on_face = offset;
+    on_face[axis] = half_size[axis].copysign(offset[axis]);
+    on_face
+}
+
+/// How far `offset` is outside the box of `half_size` centred on the origin (negative inside).
+fn box_signed_distance(half_size: Vector, offset: Vector) -> f32 {
+    let outside = offset.abs() - half_size;
+    outside.max(Vector::ZERO).length() + outside.max_element().min(0.0)
+}
+
+/// Where along the move from `from` by `reach` (0 to 1) it first enters the box of `half_size`
+/// centred on the origin: the slabs of all axes at once (a zero component of `reach` gives
+/// infinite bounds, or NaN where `from` lies on a face, which `min` / `max` skip).
+fn box_first_contact(half_size: Vector, from: Vector, reach: Vector) -> Option<f32> {
+    let inverse = Vector::ONE / reach;
+    let low = (-half_size - from) * inverse;
+    let high = (half_size - from) * inverse;
+    let enter = low.min(high).max_element().max(0.0);
+    let leave = low.max(high).min_element().min(1.0);
+    (enter <= leave).then_some(enter)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::f32::consts::FRAC_PI_4;
+
+    #[test]
+    fn signed_distances_and_normals_by_hand() {
+        let sphere = ObstacleShape::Sphere { radius: 10.0 };
+        assert_eq!(
+            sphere.signed_distance(Vec3::ZERO, Vec3::new(0.0, 0.0, 15.0)),
+            5.0
+        );
+        assert_eq!(
+            sphere.outward_normal(Vec3::ZERO, Vec3::new(0.0, 0.0, -4.0)),
+            Vec3::NEG_Z
+        );
+        let block = ObstacleShape::Box {
+            half_size: Vec3::new(10.0, 5.0, 20.0),
+        };
+        assert_eq!(
+            block.signed_distance(Vec3::ZERO, Vec3::new(0.0, 0.0, 25.0)),
+            5.0
+        );
+        assert_eq!(
+            block.signed_distance(Vec3::ZERO, Vec3::new(8.0, 0.0, 0.0)),
+            -2.0
+        );
+        assert_eq!(
+            block.outward_normal(Vec3::ZERO, Vec3::new(0.0, 4.0, 1.0)),
+            Vec3::Y
+        );
+        // A box turned 45 degrees about y: its corner along +x is half a diagonal out.
+        let turned = ObstacleShape::RotatedBox {
+            half_size: Vec3::splat(10.0),
+            rotation: Quat::from_rotation_y(FRAC_PI_4),
+        };
+        let corner = 10.0 * 2.0_f32.sqrt();
+        let distance = turned.signed_distance(Vec3::ZERO, Vec3::new(corner + 3.0, 0.0, 0.0));
+        assert!((distance - 3.0).abs() < 1e-4, "{distance}");
+        let (low, high) = turned.bounds(Vec3::ZERO);
+        assert!(
+            (high.x - corner).abs() < 1e-4 && (low.y + 10.0).abs() < 1e-4,
+            "{low} {high}"
+        );
+        // A wall facing +z: 3 in front of it is 3 away, its normal +z; it has no inside.
+        let wall = ObstacleShape::wall(40.0, 20.0, Quat::IDENTITY);
+        assert_eq!(
+            wall.signed_distance(Vec3::ZERO, Vec3::new(5.0, 5.0, 3.0)),
+            3.0
+        );
+        assert_eq!(
+            wall.outward_normal(Vec3::ZERO, Vec3::new(5.0, 5.0, 3.0)),
+            Vec3::Z
+        );
+        assert!(!wall.has_inside() && block.has_inside());
+    }
+
+    #[test]
+    fn first_contacts_by_hand() {
+        let (from, reach) = (Vec3::ZERO, Vec3::new(0.0, 0.0, 100.0));
+        let sphere = ObstacleShape::Sphere { radius: 10.0 };
+        let along = sphere.first_contact(Vec3::new(0.0, 0.0, 50.0), from, reach, 5.0);
+        assert!((along.unwrap() - 0.35).abs() < 1e-6, "{along:?}");
+        assert_eq!(
+            sphere.first_contact(Vec3::new(0.0, 16.0, 50.0), from, reach, 5.0),
+            None
+        );
+        let wall = ObstacleShape::wall(40.0, 40.0, Quat::IDENTITY);
+        let along = wall.first_contact(Vec3::new(0.0, 0.0, 60.0), from, reach, 5.0);
+        assert!((along.unwrap() - 0.55).abs() < 1e-6, "{along:?}");
+        // Turned edge-on (its plane along the move), 30 to the side: missed.
+        let edge_on = ObstacleShape::wall(
+            40.0,
+            40.0,
+            Quat::from_rotation_y(core::f32::consts::FRAC_PI_2),
+        );
+        assert_eq!(
+            edge_on.first_contact(Vec3::new(30.0, 0.0, 50.0), from, reach, 5.0),
+            None
+        );
+    }
+
+    #[test]
+    fn bad_sizes_are_not_valid() {
+        assert!(!ObstacleShape::Sphere { radius: f32::NAN }.is_valid());
+        assert!(
+            !ObstacleShape::Box {
+                half_size: Vec3::new(1.0, -1.0, 1.0)
+            }
+            .is_valid()
+        );
+        assert!(
+            !ObstacleShape::RotatedBox {
+                half_size: Vec3::ONE,
+                rotation: Quat::from_xyzw(0.0, 0.0, 0.0, 0.0)
+            }
+            .is_valid()
+        );
+        assert!(
+            !ObstacleShape::RotatedBox {
+                half_size: Vec3::ONE,
+                rotation: Quat::NAN
+            }
+            .is_valid()
+        );
+        assert!(ObstacleShape::wall(1.0, 1.0, Quat::IDENTITY).is_valid());
+    }
+}

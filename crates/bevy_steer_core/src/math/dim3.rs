@@ -1,0 +1,73 @@
+//! The 3D build's types: positions, velocities and forces are [`Vec3`]s, the whole translation of
+//! a `Transform`.
+//!
+//! Ground units keep to a plane through [`Planar`](crate::components::Planar); flyers use all three
+//! axes.
+
+use bevy::math::{DVec3, Dir3, Vec3};
+use bevy::transform::components::Transform;
+
+/// The vector type of positions, velocities and forces.
+pub type Vector = Vec3;
+
+/// A unit vector of [`Vector`]'s dimension.
+pub type Direction = Dir3;
+
+/// [`Vector`] in `f64`, for the few sums that must not overflow.
+pub type WideVector = DVec3;
+
+/// `vector` in `f64`.
+#[inline]
+pub fn widen(vector: Vector) -> WideVector {
+    vector.as_dvec3()
+}
+
+/// `vector` rounded to `f32`.
+#[inline]
+pub fn narrow(vector: WideVector) -> Vector {
+    vector.as_vec3()
+}
+
+/// An agent's position: its `Transform`'s translation.
+#[inline]
+pub fn position_of(transform: &Transform) -> Vector {
+    transform.translation
+}
+
+/// Moves `transform` to `position`.
+#[inline]
+pub fn set_position(transform: &mut Transform, position: Vector) {
+    transform.translation = position;
+}
+
+/// The translation of a `Transform` at `position`.
+#[inline]
+pub fn translation_of(position: Vector) -> Vec3 {
+    position
+}
+
+/// The part of `offset` across `heading` (a unit vector): `offset` less its component along it.
+#[inline]
+pub fn across(offset: Vector, heading: Vector) -> Vector {
+    offset - heading * offset.dot(heading)
+}
+
+/// How far `offset` lies from the line through the origin along `heading` (a unit vector).
+#[inline]
+pub fn distance_across(offset: Vector, heading: Vector) -> f32 {
+    offset.cross(heading).length()
+}
+
+/// A unit vector at right angles to `heading` (a unit vector, or zero): the direction of
+/// `towards` across it, or, where `towards` lies along it, any right angle (a fixed choice, so
+/// that it is deterministic).
+#[inline]
+pub fn sideways(heading: Vector, towards: Vector) -> Vector {
+    if heading == Vector::ZERO {
+        return super::direction_or_zero(towards);
+    }
+    match super::direction_or_zero(across(towards, heading)) {
+        Vector::ZERO => heading.any_orthonormal_vector(),
+        side => side,
+    }
+}
