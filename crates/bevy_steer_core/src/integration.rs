@@ -263,6 +263,7 @@ pub(crate) fn plugin(app: &mut App) {
 mod tests {
     use super::*;
     use crate::test_support::v;
+    use crate::test_support::vector;
     use proptest::prelude::*;
 
     const DT: f32 = 1.0 / 60.0;
@@ -311,10 +312,6 @@ mod tests {
         results.map(|(velocity, position)| {
             [velocity.x, velocity.y, position.x, position.y].map(f32::to_bits)
         })
-    }
-
-    fn vector(range: f32) -> impl Strategy<Value = Vector> {
-        (-range..range, -range..range).prop_map(|(x, y)| v(x, y))
     }
 
     fn limits() -> impl Strategy<Value = [f32; 3]> {

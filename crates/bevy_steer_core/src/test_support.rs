@@ -1,7 +1,8 @@
 //! Helpers the unit tests of several modules share.
 
 use crate::formulas::Boid;
-use crate::math::Vector;
+use crate::math::{DIMENSIONS, Vector};
+use proptest::prelude::*;
 
 pub(crate) const EPSILON: f32 = 1e-4;
 
@@ -36,4 +37,9 @@ pub(crate) fn l_shape() -> Vec<Vector> {
 /// A square of side 100, counter-clockwise from the origin: length 300 open, 400 closed.
 pub(crate) fn square() -> Vec<Vector> {
     vec![v(0.0, 0.0), v(100.0, 0.0), v(100.0, 100.0), v(0.0, 100.0)]
+}
+
+/// Vectors with every component in `-range..range`.
+pub(crate) fn vector(range: f32) -> impl Strategy<Value = Vector> {
+    prop::array::uniform::<_, DIMENSIONS>(-range..range).prop_map(Vector::from_array)
 }

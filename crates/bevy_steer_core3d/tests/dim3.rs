@@ -1,1 +1,326 @@
-//! 3D tests.
+//! The 3D build's own behaviour, in the ECS: flyers wander in all three dimensions, ground units
+//! keep to their plane, facing never flips, obstacle fields of spheres and boxes are never entered,
+//! ground units and flyers see each other, and bad 3D input stays safe.
+
+use std::time::Duration;
+
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_steer_core3d::prelude::*;
+use rand::rngs::Xoshiro128PlusPlus;
+use rand::{RngExt, SeedableRng};
+
+const STEPS_PER_SECOND: f64 = 60.0;
+
+/// An app with `MinimalPlugins` and `SteeringPlugin`, where each `app.update()` runs one fixed step.
+fn create_app() -> App {
+    let step = Duration::from_secs_f64(1.0 / STEPS_PER_SECOND);
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, SteeringPlugin::default()))
+        .insert_resource(Time::<Fixed>::from_duration(step))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(step));
+    app
+}
+
+fn position(app: &App, entity: Entity) -> Vec3 {
+    app.world().get::<Transform>(entity).unwrap().translation
+}
+
+fn velocity(app: &App, entity: Entity) -> Vec3 {
+    app.world().get::<Velocity>(entity).unwrap().0
+}
+
+/// The spread (standard deviation) of `points` along each axis.
+fn spread(points: &[Vec3]) -> Vec3 {
+    let mean = points.iter().sum::<Vec3>() / points.len() as f32;
+    let variance = points
+        .iter()
+        .map(|p| (*p - mean) * (*p - mean))
+        .sum::<Vec3>()
+        / points.len() as f32;
+    Vec3::new(variance.x.sqrt(), variance.y.sqrt(), variance.z.sqrt())
+}
+
+#[test]
+fn flyers_wander_in_all_three_dimensions() {
+    for frame in [WanderFrame::World, WanderFrame::Heading] {
+        let mut app = create_app();
+        let flyers: Vec<Entity> = (0..200)
+            .map(|_| {
+                app.world_mut()
+                    .spawn((Transform::default(), Wander::default().with_frame(frame)))
+                    .id()
+            })
+            .collect();
+        for _ in 0..600 {
+            app.update();
+        }
+        let points: Vec<Vec3> = flyers.iter().map(|&flyer| position(&app, flyer)).collect();
+        assert!(points.iter().all(|point| point.is_finite()));
+        let spread = spread(&points);
+        println!("{frame:?}: spread after 10 s {spread}");
+        // At 180 a second for 10 s, each axis spreads by hundreds of units.
+        assert!(spread.min_element() > 100.0, "{frame:?}: {spread}");
+        // No axis is favoured much over another.
+        assert!(
+            spread.max_element() < 3.0 * spread.min_element(),
+            "{frame:?}: {spread}"
+        );
+    }
+}
+
+#[test]
+fn ground_units_never_leave_their_plane() {
+    let mut app = create_app();
+    app.add_plugins(FlockingPlugin::<Planar>::new(40.0));
+    let tilted = Dir3::new(Vec3::new(0.3, 1.0, -0.2)).unwrap();
+    let mut units = Vec::new();
+    for index in 0..60 {
+        let up = if index % 2 == 0 { Dir3::Y } else { tilted };
+        // Heights of their own (a terrain's), which steering must not change.
+        let start = Vec3::new(index as f32 * 9.0, (index % 5) as f32 * 3.0, 0.0);
+        let unit = app
+            .world_mut()
+            .spawn((
+                Transform::from_translation(start),
+                // A velocity and a target out of the plane: both are put into it.
+                Velocity(Vec3::new(10.0, 50.0, 5.0)),
+                Planar::new(up),
+                Wander::default(),
+                Seek::new(Vec3::new(300.0, 400.0, 200.0)).with_weight(0.5),
+                Separation::new(20.0),
+                FaceVelocity::default(),
+            ))
+            .id();
+        units.push((unit, start, up));
+    }
+    // A flyer passing through them: they see it and it sees them.
+    app.world_mut().spawn((
+        Transform::from_xyz(200.0, 5.0, 0.0),
+        Wander::default(),
+        Separation::new(20.0),
+        Planar::default(),
+    ));
+    // The first update runs no fixed step yet.
+    app.update();
+    for step in 0..1200 {
+        app.update();
+        for &(unit, start, up) in &units {
+            let height = (position(&app, unit) - start).dot(*up);
+            assert!(
+                height.abs() < 1e-2,
+                "step {step}: {unit} {height} off its plane"
+            );
+            assert!(velocity(&app, unit).dot(*up).abs() < 1e-3, "step {step}");
+        }
+    }
+    // Facing a level heading, a Y-up unit turns about Y only: its up stays up.
+    let (unit, ..) = units[0];
+    let rotation = app.world().get::<Transform>(unit).unwrap().rotation;
+    assert!(
+        (rotation * Vec3::Y).abs_diff_eq(Vec3::Y, 1e-4),
+        "{rotation}"
+    );
+    // They moved, and in their plane.
+    let moved = (position(&app, unit) - units[0].1).length();
+    assert!(moved > 100.0, "moved {moved}");
+}
+
+#[test]
+fn ground_units_and_flyers_see_each_other() {
+    let mut app = create_app();
+    app.add_plugins(FlockingPlugin::<Steering>::new(50.0));
+    let ground = app
+        .world_mut()
+        .spawn((
+            Transform::default(),
+            Planar::default(),
+            Separation::new(30.0),
+        ))
+        .id();
+    let flyer = app
+        .world_mut()
+        .spawn((Transform::from_xyz(10.0, 10.0, 0.0), Separation::new(30.0)))
+        .id();
+    for _ in 0..30 {
+        app.update();
+    }
+    // Each pushed away from the other: the ground unit along the ground only.
+    assert!(
+        position(&app, ground).x < -1.0,
+        "{}",
+        position(&app, ground)
+    );
+    assert_eq!(position(&app, ground).y, 0.0);
+    let flyer_at = position(&app, flyer);
+    assert!(flyer_at.x > 11.0 && flyer_at.y > 11.0, "{flyer_at}");
+}
+
+#[test]
+fn facing_never_flips() {
+    let mut app = create_app();
+    let flyers: Vec<Entity> = (0..50)
+        .map(|index| {
+            app.world_mut()
+                .spawn((
+                    Transform::from_xyz(index as f32 * 20.0, 0.0, 0.0),
+                    Wander::default().with_frame(WanderFrame::Heading),
+                    // Up and down through the vertical, again and again.
+                    Seek::new(Vec3::new(index as f32 * 20.0, 2000.0, 0.0)).with_weight(0.3),
+                    FaceVelocity::default(),
+                ))
+                .id()
+        })
+        .collect();
+    let rotations = |app: &App| -> Vec<Quat> {
+        flyers
+            .iter()
+            .map(|&flyer| app.world().get::<Transform>(flyer).unwrap().rotation)
+            .collect()
+    };
+    let mut before = rotations(&app);
+    let mut largest: f32 = 0.0;
+    for _ in 0..1200 {
+        app.update();
+        let after = rotations(&app);
+        for (index, (a, b)) in before.iter().zip(&after).enumerate() {
+            if index == 0 || velocity(&app, flyers[index]).length() < 20.0 {
+                continue;
+            }
+            largest = largest.max(a.angle_between(*b));
+        }
+        before = after;
+    }
+    println!("largest turn in a step: {largest} rad");
+    assert!(largest < 0.5, "a model turned {largest} rad in one step");
+}
+
+/// A field of spheres, axis-aligned boxes and rotated boxes, with 100 agents wandering among them
+/// in a box arena for 10 000 steps: none ever has its centre inside an obstacle.
+#[test]
+fn obstacle_fields_of_spheres_and_boxes_are_never_entered() {
+    let mut app = create_app();
+    let mut random = Xoshiro128PlusPlus::seed_from_u64(3);
+    let half_arena = 400.0;
+    let mut obstacles = Vec::new();
+    for index in 0..40 {
+        let centre = Vec3::new(
+            random.random_range(-300.0..300.0),
+            random.random_range(-300.0..300.0),
+            random.random_range(-300.0..300.0),
+        );
+        let obstacle = match index % 3 {
+            0 => Obstacle::sphere(random.random_range(15.0..40.0)),
+            1 => Obstacle::cuboid(Vec3::new(60.0, 30.0, 45.0)),
+            _ => Obstacle::rotated_cuboid(
+                Vec3::new(80.0, 20.0, 50.0),
+                Quat::from_euler(EulerRot::XYZ, 0.4, index as f32, -0.7),
+            ),
+        };
+        obstacles.push((obstacle.shape, centre));
+        app.world_mut()
+            .spawn((obstacle, Transform::from_translation(centre)));
+    }
+    let clear_of_all = |point: Vec3, room: f32| {
+        obstacles
+            .iter()
+            .all(|(shape, centre)| shape.signed_distance(*centre, point) > room)
+    };
+    let mut agents = Vec::new();
+    while agents.len() < 100 {
+        let start = Vec3::new(
+            random.random_range(-350.0..350.0),
+            random.random_range(-350.0..350.0),
+            random.random_range(-350.0..350.0),
+        );
+        if !clear_of_all(start, 20.0) {
+            continue;
+        }
+        agents.push(
+            app.world_mut()
+                .spawn((
+                    Transform::from_translation(start),
+                    Wander::default(),
+                    AvoidObstacles::new(100.0, 6.0),
+                    Containment::cuboid(Vec3::ZERO, Vec3::splat(2.0 * half_arena)),
+                ))
+                .id(),
+        );
+    }
+    let mut penetrations = 0;
+    for _ in 0..10_000 {
+        app.update();
+        for &agent in &agents {
+            let at = position(&app, agent);
+            assert!(at.is_finite());
+            if !clear_of_all(at, 0.0) {
+                penetrations += 1;
+            }
+        }
+    }
+    assert_eq!(penetrations, 0, "agent-steps inside an obstacle");
+}
+
+#[test]
+fn bad_3d_input_stays_finite() {
+    let mut app = create_app();
+    // Obstacles whose shapes are not valid are left out of the index.
+    app.world_mut()
+        .spawn((Obstacle::sphere(f32::NAN), Transform::default()));
+    app.world_mut().spawn((
+        Obstacle {
+            shape: ObstacleShape::RotatedBox {
+                half_size: Vec3::ONE * 10.0,
+                rotation: Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+            },
+        },
+        Transform::from_xyz(30.0, 0.0, 0.0),
+    ));
+    let agents = [
+        app.world_mut()
+            .spawn((
+                Transform::default(),
+                Velocity(Vec3::NAN),
+                Wander::default(),
+                AvoidObstacles::default(),
+            ))
+            .id(),
+        app.world_mut()
+            .spawn((
+                Transform::from_xyz(5.0, 0.0, 0.0),
+                Planar::default(),
+                Wander {
+                    displacement: Vec3::NAN,
+                    ..default()
+                },
+                FaceVelocity {
+                    local_forward: Dir3::Y,
+                    local_up: Dir3::Y,
+                    up: Dir3::Y,
+                },
+            ))
+            .id(),
+        app.world_mut()
+            .spawn((
+                Transform::from_xyz(0.0, 5.0, 0.0),
+                Wander {
+                    displacement: Vec3::ZERO,
+                    angle_change: f32::INFINITY,
+                    ..default()
+                },
+                Containment::sphere(Vec3::ZERO, f32::NAN),
+                FaceVelocity::default(),
+            ))
+            .id(),
+    ];
+    // The first update runs no fixed step yet.
+    app.update();
+    for _ in 0..300 {
+        app.update();
+        for agent in agents {
+            let transform = app.world().get::<Transform>(agent).unwrap();
+            assert!(transform.translation.is_finite() && transform.rotation.is_finite());
+            assert!(velocity(&app, agent).is_finite());
+        }
+    }
+}

@@ -106,12 +106,9 @@ pub(crate) fn face_velocity_lanes(forward: VectorLanes, velocity: VectorLanes) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::vector;
     use core::f32::consts::PI;
     use proptest::prelude::*;
-
-    fn vector(range: f32) -> impl Strategy<Value = Vec2> {
-        (-range..range, -range..range).prop_map(|(x, y)| Vec2::new(x, y))
-    }
 
     const LANES: usize = crate::math::lanes::LANES;
 

@@ -269,13 +269,9 @@ impl FlockForces {
 mod tests {
     use super::*;
     use crate::formulas::VectorSum;
-    use crate::test_support::v;
+    use crate::test_support::vector;
     use bevy::ecs::entity::Entity;
     use proptest::prelude::*;
-
-    fn vector(range: f32) -> impl Strategy<Value = Vector> {
-        (-range..range, -range..range).prop_map(|(x, y)| v(x, y))
-    }
 
     /// A flocking agent with the scene's rules, at rest at the origin.
     fn flock_agent() -> FlockAgent {

@@ -38,12 +38,9 @@ mod tests {
     use super::*;
     use crate::behaviours::wander::{WanderFrame, wander_circle, wander_displacement_direction};
     use crate::math::lanes::{LANES, lanes_of};
+    use crate::test_support::vector;
     use bevy::math::Vec2;
     use proptest::prelude::*;
-
-    fn vector(range: f32) -> impl Strategy<Value = Vec2> {
-        (-range..range, -range..range).prop_map(|(x, y)| Vec2::new(x, y))
-    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
