@@ -1,9 +1,9 @@
 //! Agreement with the tutorials' per-frame code, across step rates, and across runs.
 
 mod common;
+#[path = "common/threads.rs"]
+mod threads;
 
-use bevy::app::TaskPoolOptions;
-use bevy::app::TaskPoolPlugin;
 use bevy::prelude::*;
 use bevy_steer_core::forces::TUTORIAL_FRAME_RATE;
 use bevy_steer_core::prelude::*;
@@ -251,10 +251,6 @@ fn results_agree_at_30_60_and_120_steps_per_second() {
     }
 }
 
-/// The variable that makes [`crowd_positions_in_a_child_process`] run, with that many compute
-/// threads.
-const CHILD_THREADS: &str = "BEVY_STEER_TEST_COMPUTE_THREADS";
-
 /// Wanderers in the determinism tests. Wander and integration cut a table into jobs of at least
 /// 1 024 agents (`MIN_AGENTS_PER_JOB`; the querying behaviours from 128), so a smaller crowd would
 /// be stepped by them as one job on one thread whatever the pool's size. This many make five jobs,
@@ -268,12 +264,9 @@ const CROWD: usize = 4 * 1024 + 3;
 /// process's compute pool.
 fn crowd_after(seed: u64, threads: usize, steps: u32) -> Vec<Vec2> {
     // Bevy's compute pool is global to the process: the first app sets its size for good.
-    let mut task_pool_options = TaskPoolOptions::default();
-    task_pool_options.compute.min_threads = threads;
-    task_pool_options.compute.max_threads = threads;
     let mut app = App::new();
     app.add_plugins((
-        MinimalPlugins.set(TaskPoolPlugin { task_pool_options }),
+        MinimalPlugins.set(threads::task_pool_plugin(threads)),
         SteeringPlugin::default().with_seed(seed),
     ))
     .add_steering_behaviour::<Orbit>()
@@ -340,46 +333,19 @@ fn crowd_after(seed: u64, threads: usize, steps: u32) -> Vec<Vec2> {
 #[test]
 #[ignore = "run in a process of its own by the thread-count determinism test"]
 fn crowd_positions_in_a_child_process() {
-    let Some(threads) = std::env::var(CHILD_THREADS)
-        .ok()
-        .and_then(|threads| threads.parse().ok())
-    else {
+    let Some(threads) = threads::child_threads() else {
         return;
     };
     let positions = crowd_after(42, threads, 400);
     let pool = bevy::tasks::ComputeTaskPool::get();
     assert_eq!(pool.thread_num(), threads, "the compute pool's size");
-    let bits: Vec<String> = positions
-        .iter()
-        .map(|position| format!("{:08x}{:08x}", position.x.to_bits(), position.y.to_bits()))
-        .collect();
-    println!("positions {}", bits.join(" "));
+    threads::print_bits(positions.iter().flat_map(|position| position.to_array()));
 }
 
 /// The crowd's positions, bit for bit, from a copy of this test binary with `threads` compute
 /// threads.
 fn crowd_in_a_child_process(threads: usize) -> String {
-    let output = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "crowd_positions_in_a_child_process",
-            "--exact",
-            "--ignored",
-            "--nocapture",
-        ])
-        .env(CHILD_THREADS, threads.to_string())
-        .output()
-        .expect("the test binary runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the child with {threads} threads failed: {stdout}{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    stdout
-        .lines()
-        .find_map(|line| line.strip_prefix("positions "))
-        .expect("the child printed its positions")
-        .to_owned()
+    threads::in_a_child_process("crowd_positions_in_a_child_process", threads)
 }
 
 #[test]

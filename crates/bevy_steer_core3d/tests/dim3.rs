@@ -10,6 +10,9 @@ use bevy_steer_core3d::prelude::*;
 use rand::rngs::Xoshiro128PlusPlus;
 use rand::{RngExt, SeedableRng};
 
+#[path = "../../bevy_steer_core/tests/common/threads.rs"]
+mod threads;
+
 const STEPS_PER_SECOND: f64 = 60.0;
 
 /// An app with `MinimalPlugins` and `SteeringPlugin`, where each `app.update()` runs one fixed step.
@@ -323,4 +326,97 @@ fn bad_3d_input_stays_finite() {
             assert!(velocity(&app, agent).is_finite());
         }
     }
+}
+
+/// Agents in the determinism test: enough for several jobs of the largest minimum job size (1 024),
+/// the last group shorter than the four SIMD lanes.
+const CROWD: usize = 4 * 1024 + 3;
+
+/// Final positions and rotations of a crowd of flyers and ground units that wander, flock, avoid
+/// spheres and boxes, stay in a box, face their heading and some follow a 3D path, after `steps`,
+/// in this process's compute pool.
+fn crowd_after(threads: usize, steps: u32) -> Vec<f32> {
+    let step = Duration::from_secs_f64(1.0 / STEPS_PER_SECOND);
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins.set(threads::task_pool_plugin(threads)),
+        SteeringPlugin::default().with_seed(9),
+        FlockingPlugin::<Steering>::new(10.0),
+    ))
+    .insert_resource(Time::<Fixed>::from_duration(step))
+    .insert_resource(TimeUpdateStrategy::ManualDuration(step));
+    for index in 0..30 {
+        let centre = Vec3::new(
+            index as f32 * 40.0,
+            (index % 3) as f32 * 30.0,
+            (index % 5) as f32 * 20.0,
+        );
+        let obstacle = if index % 2 == 0 {
+            Obstacle::sphere(8.0)
+        } else {
+            Obstacle::cuboid(Vec3::splat(12.0))
+        };
+        app.world_mut()
+            .spawn((obstacle, Transform::from_translation(centre)));
+    }
+    let path = Path::new(
+        [
+            Vec3::ZERO,
+            Vec3::new(200.0, 50.0, 0.0),
+            Vec3::new(200.0, 50.0, 200.0),
+        ],
+        20.0,
+    );
+    let agents: Vec<Entity> = (0..CROWD)
+        .map(|index| {
+            let mut agent = app.world_mut().spawn((
+                Transform::from_xyz(index as f32 * 0.3, (index % 7) as f32, (index % 11) as f32),
+                Wander::default(),
+                Separation::new(4.0),
+                Alignment::new(8.0),
+                Cohesion::new(8.0),
+                AvoidObstacles::new(40.0, 2.0),
+                Containment::cuboid(Vec3::new(600.0, 0.0, 0.0), Vec3::new(2000.0, 600.0, 600.0)),
+                FaceVelocity::default(),
+            ));
+            if index % 3 == 0 {
+                agent.insert(FollowPath::new(path.clone()).with_mode(PathMode::Loop));
+            }
+            if index % 5 == 0 {
+                agent.insert(Planar::default());
+            }
+            agent.id()
+        })
+        .collect();
+    for _ in 0..steps {
+        app.update();
+    }
+    agents
+        .iter()
+        .flat_map(|&agent| {
+            let transform = app.world().get::<Transform>(agent).unwrap();
+            transform
+                .translation
+                .to_array()
+                .into_iter()
+                .chain(transform.rotation.to_array())
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "run in a process of its own by the thread-count determinism test"]
+fn crowd_in_3d_in_a_child_process() {
+    let Some(threads) = threads::child_threads() else {
+        return;
+    };
+    threads::print_bits(crowd_after(threads, 120));
+}
+
+#[test]
+fn the_same_seed_gives_identical_3d_trajectories_whatever_the_thread_count() {
+    let run = |threads| threads::in_a_child_process("crowd_in_3d_in_a_child_process", threads);
+    let sequential = run(1);
+    assert_eq!(sequential, run(2), "one thread differs from two");
+    assert_eq!(sequential, run(4), "one thread differs from four");
 }
