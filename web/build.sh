@@ -19,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 all=(hunter_prey flocking obstacles path_following wander seek_flee custom_behaviour
-  leader_following queue)
+  leader_following queue flocking_3d ground_units)
 examples=("$@")
 [ ${#examples[@]} -gt 0 ] || examples=("${all[@]}")
 profile=${WEB_PROFILE:-release}

@@ -32,7 +32,7 @@ fi
 
 examples=("$@")
 [ ${#examples[@]} -gt 0 ] || examples=(hunter_prey flocking obstacles path_following wander
-  seek_flee custom_behaviour leader_following queue)
+  seek_flee custom_behaviour leader_following queue flocking_3d ground_units)
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target/web}
 site=${WEB_OUT_SITE:-$CARGO_TARGET_DIR/site}
 if [ "${WEB_SKIP_BUILD:-0}" != 1 ]; then

@@ -9,9 +9,9 @@ use bevy::ecs::entity::{EntityCloner, EntityHashMap};
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use bevy_steer_core::plugin::misplaced_steering_systems;
-use bevy_steer_core::prelude::*;
+use common::steer::prelude::*;
 use common::*;
+use steer::plugin::misplaced_steering_systems;
 
 #[derive(Component)]
 struct Marked;
@@ -31,7 +31,7 @@ fn the_spatial_index_follows_the_schedule_the_plugin_was_given() {
     .add_systems(
         SteeringSchedule,
         (|index: Neighbours<Marked>, mut found: ResMut<Found>| {
-            found.0.push(index.within(Vec2::ZERO, 100.0).len());
+            found.0.push(index.within(Vector::ZERO, 100.0).len());
         })
         .in_set(SteeringSystems::Decide),
     );
@@ -62,8 +62,8 @@ fn a_missing_spatial_index_finds_nothing_instead_of_failing() {
     app.init_resource::<Found>().add_systems(
         SteeringSchedule,
         (|index: Neighbours<Marked>, mut found: ResMut<Found>| {
-            found.0.push(index.within(Vec2::ZERO, 100.0).len());
-            assert!(index.closest(Vec2::ZERO, 100.0, None).is_none());
+            found.0.push(index.within(Vector::ZERO, 100.0).len());
+            assert!(index.closest(Vector::ZERO, 100.0, None).is_none());
         })
         .in_set(SteeringSystems::Decide),
     );
@@ -96,7 +96,7 @@ fn a_registered_behaviour_is_stepped_and_weighted() {
     });
     step(&mut app, 1);
     let [off, single, double] = agents.map(|agent| velocity(&app, agent));
-    assert_eq!(off, Vec2::ZERO, "a zero weight adds no force");
+    assert_eq!(off, Vector::ZERO, "a zero weight adds no force");
     assert!(single.y > 0.0, "turns counter-clockwise: {single}");
     assert!(
         double.abs_diff_eq(single * 2.0, 1e-3),
@@ -108,7 +108,9 @@ fn a_registered_behaviour_is_stepped_and_weighted() {
     let mut previous = position(&app, agent);
     step_checking(&mut app, 1200, |app, _| {
         let now = position(app, agent);
-        angle_travelled += previous.angle_to(now);
+        // The signed angle about +Z from the last position to this one.
+        angle_travelled += (previous.x * now.y - previous.y * now.x)
+            .atan2(previous.x * now.x + previous.y * now.y);
         previous = now;
     });
     assert!(angle_travelled > std::f32::consts::TAU, "{angle_travelled}");
@@ -148,7 +150,7 @@ fn a_registered_behaviour_is_listed_after_the_built_in_ones_and_its_forces_can_b
         orbit.weighted_forces(world, &mut forces);
     });
     assert_eq!(forces.len(), 1, "only the active one: {forces:?}");
-    assert_eq!(forces[0].0, Vec2::new(300.0, 0.0));
+    assert_eq!(forces[0].0, v(300.0, 0.0));
     assert!(forces[0].1.y > 0.0);
 }
 
@@ -171,7 +173,7 @@ fn a_registered_behaviour_reports_bad_input_under_its_own_name() {
         reported,
         [Problem::NonFiniteForce(BehaviourKind::new("orbit"))]
     );
-    assert_eq!(velocity(&app, agent), Vec2::ZERO);
+    assert_eq!(velocity(&app, agent), Vector::ZERO);
     assert!(reported[0].to_string().contains("orbit"), "{}", reported[0]);
 }
 
@@ -182,14 +184,14 @@ fn a_disabled_behaviour_keeps_its_tuning_and_resumes() {
         &mut app,
         (
             at(0.0, 0.0),
-            Seek::new(Vec2::new(500.0, 0.0))
+            Seek::new(v(500.0, 0.0))
                 .with_weight(0.7)
                 .with_enabled(false),
         ),
     );
     let archetype = app.world().entity(seeker).archetype().id();
     step(&mut app, 30);
-    assert_eq!(position(&app, seeker), Vec2::ZERO);
+    assert_eq!(position(&app, seeker), Vector::ZERO);
     app.world_mut().get_mut::<Seek>(seeker).unwrap().enabled = true;
     step(&mut app, 30);
     assert!(position(&app, seeker).x > 0.0);
@@ -212,7 +214,7 @@ fn every_default_behaviour_idles() {
         ),
     );
     step(&mut app, 30);
-    assert_eq!(position(&app, agent), Vec2::new(50.0, 50.0));
+    assert_eq!(position(&app, agent), v(50.0, 50.0));
     assert!(problems(&app, agent).is_empty());
 }
 
@@ -224,14 +226,14 @@ fn flee_and_evade_act_only_within_their_panic_distance() {
         &mut app,
         (
             at(200.0, 0.0),
-            Flee::new(Vec2::ZERO).with_panic_distance(100.0),
+            Flee::new(Vector::ZERO).with_panic_distance(100.0),
         ),
     );
     let near_fleer = spawn(
         &mut app,
         (
             at(50.0, 0.0),
-            Flee::new(Vec2::ZERO).with_panic_distance(100.0),
+            Flee::new(Vector::ZERO).with_panic_distance(100.0),
         ),
     );
     let far_evader = spawn(
@@ -246,8 +248,8 @@ fn flee_and_evade_act_only_within_their_panic_distance() {
         (at(0.0, 50.0), Evade::new(threat).with_panic_distance(100.0)),
     );
     step(&mut app, 1);
-    assert_eq!(velocity(&app, far_fleer), Vec2::ZERO);
-    assert_eq!(velocity(&app, far_evader), Vec2::ZERO);
+    assert_eq!(velocity(&app, far_fleer), Vector::ZERO);
+    assert_eq!(velocity(&app, far_evader), Vector::ZERO);
     assert!(velocity(&app, near_fleer).x > 0.0);
     assert!(velocity(&app, near_evader).y > 0.0);
     // The near ones run until they are out of range, then coast.
@@ -260,25 +262,20 @@ fn flee_and_evade_act_only_within_their_panic_distance() {
 
 #[test]
 fn pursuit_prediction_can_be_capped() {
-    let boid = bevy_steer_core::forces::Boid {
-        position: Vec2::ZERO,
-        velocity: Vec2::ZERO,
+    let boid = steer::forces::Boid {
+        position: Vector::ZERO,
+        velocity: Vector::ZERO,
         max_speed: 100.0,
     };
-    let (target, target_velocity) = (Vec2::new(1000.0, 0.0), Vec2::new(0.0, 50.0));
+    let (target, target_velocity) = (v(1000.0, 0.0), v(0.0, 50.0));
     // Uncapped: ten seconds ahead, as the tutorial predicts.
-    let uncapped = bevy_steer_core::forces::predict_position(&boid, target, target_velocity);
-    assert_eq!(uncapped, Vec2::new(1000.0, 500.0));
-    let capped =
-        bevy_steer_core::forces::predict_position_within(&boid, target, target_velocity, Some(2.0));
-    assert_eq!(capped, Vec2::new(1000.0, 100.0));
+    let uncapped = steer::forces::predict_position(&boid, target, target_velocity);
+    assert_eq!(uncapped, v(1000.0, 500.0));
+    let capped = steer::forces::predict_position_within(&boid, target, target_velocity, Some(2.0));
+    assert_eq!(capped, v(1000.0, 100.0));
     for bad in [-1.0, f32::NAN] {
-        let none = bevy_steer_core::forces::predict_position_within(
-            &boid,
-            target,
-            target_velocity,
-            Some(bad),
-        );
+        let none =
+            steer::forces::predict_position_within(&boid, target, target_velocity, Some(bad));
         assert_eq!(none, target, "cap {bad}");
     }
 }
@@ -311,7 +308,7 @@ fn listening_app() -> App {
 #[test]
 fn a_despawned_target_is_announced_once_and_forgotten() {
     let mut app = listening_app();
-    let prey = spawn(&mut app, (at(300.0, 0.0), Velocity(Vec2::Y * 30.0)));
+    let prey = spawn(&mut app, (at(300.0, 0.0), Velocity(Vector::Y * 30.0)));
     let hunter = spawn(&mut app, (at(0.0, 0.0), Pursue::new(prey)));
     let fleer = spawn(&mut app, (at(0.0, 50.0), Flee::new(prey)));
     step(&mut app, 10);
@@ -354,7 +351,7 @@ fn a_despawned_target_is_announced_once_and_forgotten() {
 #[test]
 fn arrival_is_announced_once_per_visit() {
     let mut app = listening_app();
-    let goal = Vec2::new(200.0, 0.0);
+    let goal = v(200.0, 0.0);
     let seeker = spawn(&mut app, (at(0.0, 0.0), Mass(0.2), Seek::new(goal)));
     step(&mut app, 60 * 20);
     let arrived = app.world().resource::<Heard>().arrived.clone();
@@ -432,11 +429,11 @@ impl SteeringBehaviour for Shadow {
 
     fn force(
         &self,
-        agent: &bevy_steer_core::forces::Boid,
+        agent: &steer::forces::Boid,
         lookup: impl Fn(Entity) -> Option<TargetState>,
-    ) -> Result<Vec2, NoTarget> {
+    ) -> Result<Vector, NoTarget> {
         let target = target_state(self.target, lookup)?;
-        Ok(bevy_steer_core::forces::seek(agent, target.position, 50.0))
+        Ok(steer::forces::seek(agent, target.position, 50.0))
     }
 
     fn forget_target(&mut self) {
@@ -492,10 +489,10 @@ fn two_behaviours_with_one_name_are_a_set_up_error() {
 
         fn force(
             &self,
-            _: &bevy_steer_core::forces::Boid,
+            _: &steer::forces::Boid,
             _: impl Fn(Entity) -> Option<TargetState>,
-        ) -> Result<Vec2, NoTarget> {
-            Ok(Vec2::ZERO)
+        ) -> Result<Vector, NoTarget> {
+            Ok(Vector::ZERO)
         }
 
         fn forget_target(&mut self) {}
@@ -509,10 +506,7 @@ fn evasion_prediction_can_be_capped_through_the_plugin() {
     let mut app = create_app(60.0);
     // A pursuer far off to the left, running up the screen fast: the uncapped evader predicts it
     // far up and flees downward; the capped one predicts it near where it is and flees right.
-    let pursuer = spawn(
-        &mut app,
-        (at(-1000.0, 0.0), Velocity(Vec2::new(0.0, 1000.0))),
-    );
+    let pursuer = spawn(&mut app, (at(-1000.0, 0.0), Velocity(v(0.0, 1000.0))));
     let uncapped = spawn(&mut app, (at(0.0, 0.0), Evade::new(pursuer)));
     let capped = spawn(
         &mut app,

@@ -3,7 +3,7 @@
 mod common;
 
 use bevy::prelude::*;
-use bevy_steer_core::prelude::*;
+use common::steer::prelude::*;
 use common::*;
 
 #[test]
@@ -19,8 +19,8 @@ fn a_new_agent_at_rest_starts_every_behaviour_without_nan() {
                 Wander::default().with_frame(WanderFrame::Heading),
             ),
         ),
-        spawn(&mut app, (at(0.0, 0.0), Seek::new(Vec2::new(10.0, 0.0)))),
-        spawn(&mut app, (at(0.0, 0.0), Flee::new(Vec2::new(10.0, 0.0)))),
+        spawn(&mut app, (at(0.0, 0.0), Seek::new(v(10.0, 0.0)))),
+        spawn(&mut app, (at(0.0, 0.0), Flee::new(v(10.0, 0.0)))),
         spawn(&mut app, (at(0.0, 0.0), Pursue::new(other))),
         spawn(&mut app, (at(0.0, 0.0), Evade::new(other))),
     ];
@@ -40,33 +40,29 @@ fn a_target_on_the_agent_itself_gives_a_safe_force() {
     // Seek: brakes to rest. Flee: keeps running along its heading, or stays at rest.
     let seeker = spawn(
         &mut app,
-        (
-            at(5.0, 5.0),
-            Velocity(Vec2::new(40.0, 0.0)),
-            Seek::new(Vec2::new(5.0, 5.0)),
-        ),
+        (at(5.0, 5.0), Velocity(v(40.0, 0.0)), Seek::new(v(5.0, 5.0))),
     );
     let moving_fleer = spawn(
         &mut app,
         (
             at(0.0, 0.0),
-            Velocity(Vec2::new(40.0, 0.0)),
-            Flee::new(Vec2::ZERO),
+            Velocity(v(40.0, 0.0)),
+            Flee::new(Vector::ZERO),
         ),
     );
-    let resting_fleer = spawn(&mut app, (at(0.0, 0.0), Flee::new(Vec2::ZERO)));
+    let resting_fleer = spawn(&mut app, (at(0.0, 0.0), Flee::new(Vector::ZERO)));
     step(&mut app, 1);
     assert_agents_sane(&mut app);
     assert!(velocity(&app, seeker).x < 40.0);
     assert!(velocity(&app, moving_fleer).x > 40.0);
-    assert_eq!(velocity(&app, resting_fleer), Vec2::ZERO);
+    assert_eq!(velocity(&app, resting_fleer), Vector::ZERO);
     // An agent told to seek or pursue itself has nothing to steer by: it coasts, and says why.
-    let self_seeker = spawn(&mut app, (at(9.0, 9.0), Velocity(Vec2::new(0.0, 30.0))));
+    let self_seeker = spawn(&mut app, (at(9.0, 9.0), Velocity(v(0.0, 30.0))));
     app.world_mut()
         .entity_mut(self_seeker)
         .insert((Seek::new(self_seeker), Pursue::new(self_seeker)));
     step_checking(&mut app, 600, |app, _| assert_agents_sane(app));
-    assert_eq!(velocity(&app, self_seeker), Vec2::new(0.0, 30.0));
+    assert_eq!(velocity(&app, self_seeker), v(0.0, 30.0));
     for kind in [BehaviourKind::SEEK, BehaviourKind::PURSUE] {
         assert!(problems(&app, self_seeker).contains(Problem::TargetIsItself(kind)));
     }
@@ -80,15 +76,15 @@ fn an_invalid_mass_makes_the_agent_coast_and_is_reported_once() {
             &mut app,
             (
                 at(0.0, 0.0),
-                Velocity(Vec2::new(30.0, 0.0)),
+                Velocity(v(30.0, 0.0)),
                 Mass(mass),
-                Seek::new(Vec2::new(0.0, 500.0)),
+                Seek::new(v(0.0, 500.0)),
             ),
         );
         step_checking(&mut app, 60, |app, _| assert_agents_sane(app));
-        assert_eq!(velocity(&app, agent), Vec2::new(30.0, 0.0), "mass {mass}");
+        assert_eq!(velocity(&app, agent), v(30.0, 0.0), "mass {mass}");
         assert!(
-            (position(&app, agent) - Vec2::new(30.0, 0.0)).length() < 1e-3,
+            (position(&app, agent) - v(30.0, 0.0)).length() < 1e-3,
             "mass {mass}"
         );
         assert!(
@@ -106,12 +102,12 @@ fn a_tiny_mass_reaches_full_speed_at_once_without_overflow() {
         (
             at(0.0, 0.0),
             Mass(f32::MIN_POSITIVE),
-            Seek::new(Vec2::new(0.0, 500.0)),
+            Seek::new(v(0.0, 500.0)),
         ),
     );
     step(&mut app, 1);
     assert_agents_sane(&mut app);
-    assert!((velocity(&app, agent) - Vec2::new(0.0, 180.0)).length() < 1e-2);
+    assert!((velocity(&app, agent) - v(0.0, 180.0)).length() < 1e-2);
     assert!(problems(&app, agent).is_empty());
 }
 
@@ -123,27 +119,23 @@ fn an_invalid_max_speed_counts_as_zero() {
             &mut app,
             (
                 at(0.0, 0.0),
-                Velocity(Vec2::new(30.0, 0.0)),
+                Velocity(v(30.0, 0.0)),
                 MaxSpeed(max_speed),
                 Wander::default(),
             ),
         );
         step_checking(&mut app, 60, |app, _| assert_agents_sane(app));
-        assert_eq!(velocity(&app, agent), Vec2::ZERO, "max speed {max_speed}");
+        assert_eq!(velocity(&app, agent), Vector::ZERO, "max speed {max_speed}");
         assert!(problems(&app, agent).contains(Problem::InvalidMaxSpeed));
     }
     // Zero is a valid limit: the agent stands still and nothing is reported.
     let mut app = create_app(60.0);
     let agent = spawn(
         &mut app,
-        (
-            at(0.0, 0.0),
-            MaxSpeed(0.0),
-            Seek::new(Vec2::new(100.0, 0.0)),
-        ),
+        (at(0.0, 0.0), MaxSpeed(0.0), Seek::new(v(100.0, 0.0))),
     );
     step(&mut app, 10);
-    assert_eq!(position(&app, agent), Vec2::ZERO);
+    assert_eq!(position(&app, agent), Vector::ZERO);
     assert!(problems(&app, agent).is_empty());
 }
 
@@ -155,17 +147,13 @@ fn an_invalid_max_force_counts_as_zero() {
             &mut app,
             (
                 at(0.0, 0.0),
-                Velocity(Vec2::new(30.0, 0.0)),
+                Velocity(v(30.0, 0.0)),
                 MaxForce(max_force),
-                Seek::new(Vec2::new(0.0, 500.0)),
+                Seek::new(v(0.0, 500.0)),
             ),
         );
         step_checking(&mut app, 60, |app, _| assert_agents_sane(app));
-        assert_eq!(
-            velocity(&app, agent),
-            Vec2::new(30.0, 0.0),
-            "max force {max_force}"
-        );
+        assert_eq!(velocity(&app, agent), v(30.0, 0.0), "max force {max_force}");
         assert!(problems(&app, agent).contains(Problem::InvalidMaxForce));
     }
 }
@@ -178,8 +166,8 @@ fn a_non_finite_target_or_weight_drops_that_force_only() {
             &mut app,
             (
                 at(0.0, 0.0),
-                Seek::new(Vec2::new(bad, 0.0)),
-                Flee::new(Vec2::new(-10.0, 0.0)),
+                Seek::new(v(bad, 0.0)),
+                Flee::new(v(-10.0, 0.0)),
             ),
         );
         let bad_weight = spawn(&mut app, (at(0.0, 0.0), Wander::default().with_weight(bad)));
@@ -203,11 +191,7 @@ fn a_despawned_target_stops_the_force_and_is_reported() {
     let mut app = create_app(60.0);
     let prey = spawn(
         &mut app,
-        (
-            at(100.0, 0.0),
-            Velocity(Vec2::new(0.0, 50.0)),
-            Steering::default(),
-        ),
+        (at(100.0, 0.0), Velocity(v(0.0, 50.0)), Steering::default()),
     );
     let hunter = spawn(&mut app, (at(0.0, 0.0), Pursue::new(prey)));
     let seeker = spawn(&mut app, (at(0.0, 0.0), Seek::new(prey)));
@@ -236,27 +220,36 @@ fn a_zero_weight_switches_a_behaviour_off_silently() {
     let mut app = create_app(60.0);
     let gone = spawn(&mut app, at(100.0, 0.0));
     app.world_mut().despawn(gone);
-    let moving = Velocity(Vec2::new(30.0, 0.0));
+    let moving = Velocity(v(30.0, 0.0));
     let off = (
         at(0.0, 0.0),
         moving,
         Seek::new(gone).with_weight(0.0),
-        Flee::new(Vec2::new(f32::NAN, 0.0)).with_weight(0.0),
+        Flee::new(v(f32::NAN, 0.0)).with_weight(0.0),
         Pursue::new(gone).with_weight(0.0),
         Evade::new(gone).with_weight(0.0),
         Wander::default().with_angle(1.0).with_weight(0.0),
     );
     let agent = spawn(&mut app, off);
+    let wander = |app: &App| *app.world().get::<Wander>(agent).unwrap();
+    let before = wander(&app);
     step(&mut app, 30);
-    // No force: the agent coasts, nothing is reported and the wander angle has not moved on.
+    // No force: the agent coasts, nothing is reported and the wander state (the angle; in 3D the
+    // displacement) has not moved on.
     assert_eq!(velocity(&app, agent), moving.0);
     assert!(problems(&app, agent).is_empty());
-    assert_eq!(app.world().get::<Wander>(agent).unwrap().angle, 1.0);
+    assert_eq!(wander(&app), before);
 
     // A weight other than zero switches it back on.
     app.world_mut().get_mut::<Wander>(agent).unwrap().weight = 1.0;
     step(&mut app, 1);
-    assert_ne!(app.world().get::<Wander>(agent).unwrap().angle, 1.0);
+    assert_ne!(
+        Wander {
+            weight: 0.0,
+            ..wander(&app)
+        },
+        before
+    );
     assert_ne!(velocity(&app, agent), moving.0);
 }
 
@@ -278,7 +271,7 @@ fn non_finite_motion_is_stopped_and_does_not_spread() {
         &mut app,
         (
             at(f32::NAN, 0.0),
-            Velocity(Vec2::new(f32::NAN, 1.0)),
+            Velocity(v(f32::NAN, 1.0)),
             Steering::default(),
         ),
     );
@@ -286,7 +279,7 @@ fn non_finite_motion_is_stopped_and_does_not_spread() {
         &mut app,
         (
             at(0.0, 0.0),
-            Velocity(Vec2::new(f32::INFINITY, 0.0)),
+            Velocity(v(f32::INFINITY, 0.0)),
             Steering::default(),
         ),
     );
@@ -295,10 +288,10 @@ fn non_finite_motion_is_stopped_and_does_not_spread() {
         (at(0.0, 0.0), Pursue::new(broken), Evade::new(broken)),
     );
     step(&mut app, 10);
-    assert_eq!(velocity(&app, broken), Vec2::ZERO);
+    assert_eq!(velocity(&app, broken), Vector::ZERO);
     assert!(problems(&app, broken).contains(Problem::NonFiniteMotion));
-    assert_eq!(velocity(&app, fast), Vec2::ZERO);
-    assert_eq!(position(&app, fast), Vec2::ZERO);
+    assert_eq!(velocity(&app, fast), Vector::ZERO);
+    assert_eq!(position(&app, fast), Vector::ZERO);
     assert!(position(&app, hunter).is_finite());
     assert!(velocity(&app, hunter).is_finite());
     assert!(problems(&app, hunter).contains(Problem::NonFiniteTarget(BehaviourKind::PURSUE)));
@@ -310,13 +303,9 @@ fn a_non_finite_custom_force_is_dropped() {
     let mut app = create_app(60.0);
     let agent = spawn(
         &mut app,
-        (
-            at(0.0, 0.0),
-            Velocity(Vec2::new(10.0, 0.0)),
-            Steering(Vec2::NAN),
-        ),
+        (at(0.0, 0.0), Velocity(v(10.0, 0.0)), Steering(Vector::NAN)),
     );
     step(&mut app, 1);
-    assert_eq!(velocity(&app, agent), Vec2::new(10.0, 0.0));
+    assert_eq!(velocity(&app, agent), v(10.0, 0.0));
     assert!(problems(&app, agent).contains(Problem::NonFiniteSteering));
 }

@@ -3,7 +3,7 @@
 mod common;
 
 use bevy::prelude::*;
-use bevy_steer_core::prelude::*;
+use common::steer::prelude::*;
 use common::*;
 
 const STEPS_PER_SECOND: f64 = 60.0;
@@ -11,12 +11,12 @@ const STEPS_PER_SECOND: f64 = 60.0;
 #[test]
 fn seek_with_arrival_comes_to_rest_on_the_target_never_above_max_speed() {
     let mut app = create_app(STEPS_PER_SECOND);
-    let target = Vec2::new(400.0, -150.0);
+    let target = v(400.0, -150.0);
     let agent = app
         .world_mut()
         .spawn((
             at(0.0, 0.0),
-            Velocity(Vec2::new(0.0, 120.0)),
+            Velocity(v(0.0, 120.0)),
             Seek::new(target).with_slowing_radius(250.0),
         ))
         .id();
@@ -36,15 +36,11 @@ fn seek_with_arrival_comes_to_rest_on_the_target_never_above_max_speed() {
 #[test]
 fn flee_increases_the_distance_every_step() {
     let mut app = create_app(STEPS_PER_SECOND);
-    let threat = Vec2::new(10.0, 5.0);
+    let threat = v(10.0, 5.0);
     // Starts moving toward the threat: fleeing must turn it round without ever closing in.
     let agent = app
         .world_mut()
-        .spawn((
-            at(0.0, 0.0),
-            Velocity(Vec2::new(-30.0, 0.0)),
-            Flee::new(threat),
-        ))
+        .spawn((at(0.0, 0.0), Velocity(v(-30.0, 0.0)), Flee::new(threat)))
         .id();
     let mut previous = position(&app, agent).distance(threat);
     step_checking(&mut app, 300, |app, number| {
@@ -71,11 +67,7 @@ fn steps_to_catch(app: &mut App, hunter: Entity, prey: Entity, reach: f32, limit
 fn spawn_runner(app: &mut App) -> Entity {
     // The prey runs straight up; no behaviour, so it keeps its velocity.
     app.world_mut()
-        .spawn((
-            at(300.0, 0.0),
-            Velocity(Vec2::new(0.0, 120.0)),
-            Steering::default(),
-        ))
+        .spawn((at(300.0, 0.0), Velocity(v(0.0, 120.0)), Steering::default()))
         .id()
 }
 
@@ -137,8 +129,8 @@ fn seek_and_flee_add_up() {
         .world_mut()
         .spawn((
             at(0.0, 0.0),
-            Seek::new(Vec2::new(1000.0, 0.0)).with_slowing_radius(0.0),
-            Flee::new(Vec2::new(0.0, 50.0)),
+            Seek::new(v(1000.0, 0.0)).with_slowing_radius(0.0),
+            Flee::new(v(0.0, 50.0)),
         ))
         .id();
     step(&mut app, 60);
@@ -154,13 +146,14 @@ fn seek_and_flee_add_up() {
 }
 
 /// Unwrapped heading of the velocity, step after step, for a wanderer run for `steps`.
+#[cfg(feature = "2d")]
 fn wander_headings(frame: WanderFrame, steps: u32) -> Vec<f32> {
     let mut app = create_app(STEPS_PER_SECOND);
     let agent = app
         .world_mut()
         .spawn((
             at(0.0, 0.0),
-            Velocity(Vec2::new(180.0, 0.0)),
+            Velocity(v(180.0, 0.0)),
             Wander::default().with_frame(frame),
         ))
         .id();
@@ -180,6 +173,8 @@ fn wander_headings(frame: WanderFrame, steps: u32) -> Vec<f32> {
     headings
 }
 
+/// 2D only: the heading as one angle (3D wanderers turn in every direction: `dim3.rs`).
+#[cfg(feature = "2d")]
 #[test]
 fn wander_turns_smoothly_but_does_not_go_straight() {
     for frame in [WanderFrame::World, WanderFrame::Heading] {
@@ -206,6 +201,8 @@ fn wander_turns_smoothly_but_does_not_go_straight() {
     }
 }
 
+/// 2D only: a rectangle of targets, a facing about z.
+#[cfg(feature = "2d")]
 #[test]
 fn random_target_wander_roams_the_area() {
     let mut app = create_app(STEPS_PER_SECOND);
@@ -234,6 +231,8 @@ fn random_target_wander_roams_the_area() {
     assert!(end.length() > 1.0 && end.length() < 700.0, "ended at {end}");
 }
 
+/// 2D only: a rectangle of targets, a facing about z.
+#[cfg(feature = "2d")]
 #[test]
 fn face_velocity_points_the_chosen_axis_along_the_velocity() {
     let mut app = create_app(STEPS_PER_SECOND);
@@ -241,9 +240,9 @@ fn face_velocity_points_the_chosen_axis_along_the_velocity() {
         .world_mut()
         .spawn((
             at(0.0, 0.0),
-            Velocity(Vec2::new(0.0, 50.0)),
+            Velocity(v(0.0, 50.0)),
             FaceVelocity::new(Dir2::Y),
-            Seek::new(Vec2::new(-500.0, 0.0)),
+            Seek::new(v(-500.0, 0.0)),
         ))
         .id();
     step(&mut app, 30);
@@ -262,7 +261,7 @@ fn the_plugin_runs_in_any_schedule_with_a_variable_step() {
     app.add_plugins((MinimalPlugins, SteeringPlugin::new(Update)));
     let agent = app
         .world_mut()
-        .spawn((at(0.0, 0.0), Seek::new(Vec2::new(100.0, 0.0))))
+        .spawn((at(0.0, 0.0), Seek::new(v(100.0, 0.0))))
         .id();
     for millis in [5, 40, 16, 100, 1] {
         app.insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(
@@ -287,7 +286,7 @@ fn arrival_overshoot(mass: f32, max_speed: f32, slowing_radius: f32) -> f32 {
             Mass(mass),
             MaxSpeed(max_speed),
             MaxForce(10_000.0),
-            Seek::new(Vec2::ZERO).with_slowing_radius(slowing_radius),
+            Seek::new(Vector::ZERO).with_slowing_radius(slowing_radius),
         ),
     );
     let mut furthest = f32::NEG_INFINITY;

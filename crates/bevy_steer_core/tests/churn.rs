@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use bevy_steer_core::prelude::*;
+use common::steer::prelude::*;
 use common::*;
 use rand::rngs::Xoshiro128PlusPlus;
 use rand::{RngExt, SeedableRng};
@@ -20,8 +20,8 @@ fn churn_rng() -> Xoshiro128PlusPlus {
     Xoshiro128PlusPlus::seed_from_u64(0x5EED)
 }
 
-fn random_point(rng: &mut Xoshiro128PlusPlus, half_extent: f32) -> Vec2 {
-    Vec2::new(
+fn random_point(rng: &mut Xoshiro128PlusPlus, half_extent: f32) -> Vector {
+    v(
         rng.random_range(-half_extent..half_extent),
         rng.random_range(-half_extent..half_extent),
     )
@@ -32,7 +32,7 @@ fn pick(rng: &mut Xoshiro128PlusPlus, entities: &[Entity]) -> Entity {
 }
 
 /// An agent at rest at `start` seeking `target` with arrival.
-fn spawn_seeker(app: &mut App, start: Vec2, target: Vec2) -> Entity {
+fn spawn_seeker(app: &mut App, start: Vector, target: Vector) -> Entity {
     spawn(
         app,
         (
@@ -42,15 +42,15 @@ fn spawn_seeker(app: &mut App, start: Vec2, target: Vec2) -> Entity {
     )
 }
 
-fn spawn_wanderer(app: &mut App, start: Vec2) -> Entity {
+fn spawn_wanderer(app: &mut App, start: Vector) -> Entity {
     spawn(app, (at(start.x, start.y), Wander::default()))
 }
 
-fn has_arrived(app: &App, seeker: Entity, target: Vec2) -> bool {
+fn has_arrived(app: &App, seeker: Entity, target: Vector) -> bool {
     position(app, seeker).distance(target) < 1.0 && velocity(app, seeker).length() < 1.0
 }
 
-fn assert_arrived(app: &App, seeker: Entity, target: Vec2) {
+fn assert_arrived(app: &App, seeker: Entity, target: Vector) {
     assert!(
         has_arrived(app, seeker, target),
         "ended at {} moving at {}, target {target}",
@@ -61,7 +61,7 @@ fn assert_arrived(app: &App, seeker: Entity, target: Vec2) {
 
 /// Steps until `seeker` comes to rest on `target`, for at most `seconds`, checking every agent on
 /// the way. Arrival slows down exponentially, taking about ten seconds from a few hundred units.
-fn assert_arrives(app: &mut App, seeker: Entity, target: Vec2, seconds: u32) {
+fn assert_arrives(app: &mut App, seeker: Entity, target: Vector, seconds: u32) {
     for _ in 0..seconds * STEPS_PER_SECOND as u32 {
         if has_arrived(app, seeker, target) {
             return;
@@ -72,7 +72,7 @@ fn assert_arrives(app: &mut App, seeker: Entity, target: Vec2, seconds: u32) {
     assert_arrived(app, seeker, target);
 }
 
-fn assert_wandering(app: &App, wanderer: Entity, start: Vec2) {
+fn assert_wandering(app: &App, wanderer: Entity, start: Vector) {
     let speed = velocity(app, wanderer).length();
     assert!(speed > 1.0, "wanderer slowed to {speed}");
     let travelled = position(app, wanderer).distance(start);
@@ -104,9 +104,9 @@ fn closest_approach(app: &mut App, hunter: Entity, prey: Entity, steps: u32) -> 
 fn pursuers_and_evaders_survive_targets_spawned_and_despawned_every_step() {
     let mut app = create_app(STEPS_PER_SECOND);
     let mut rng = churn_rng();
-    let seek_target = Vec2::new(250.0, -120.0);
-    let seeker = spawn_seeker(&mut app, Vec2::ZERO, seek_target);
-    let wanderer_start = Vec2::new(-100.0, 50.0);
+    let seek_target = v(250.0, -120.0);
+    let seeker = spawn_seeker(&mut app, Vector::ZERO, seek_target);
+    let wanderer_start = v(-100.0, 50.0);
     let wanderer = spawn_wanderer(&mut app, wanderer_start);
     let hunters: Vec<Entity> = (0..6)
         .map(|_| {
@@ -278,7 +278,7 @@ fn behaviours_inserted_and_removed_mid_run_leave_working_agents() {
         drift,
         "a survivor with no behaviour"
     );
-    let target = Vec2::new(-80.0, 140.0);
+    let target = v(-80.0, 140.0);
     app.world_mut()
         .entity_mut(survivor)
         .insert(Seek::new(target).with_slowing_radius(150.0));
@@ -300,11 +300,7 @@ fn a_pursued_target_that_loses_its_velocity_is_caught_where_it_stands() {
     let mut app = create_app(STEPS_PER_SECOND);
     let prey = spawn(
         &mut app,
-        (
-            at(200.0, 0.0),
-            Velocity(Vec2::new(0.0, 120.0)),
-            Wander::default(),
-        ),
+        (at(200.0, 0.0), Velocity(v(0.0, 120.0)), Wander::default()),
     );
     let hunter = spawn(&mut app, (at(0.0, 0.0), Pursue::new(prey)));
     let seeker = spawn(
@@ -324,7 +320,7 @@ fn a_pursued_target_that_loses_its_velocity_is_caught_where_it_stands() {
     assert_eq!(position(&app, prey), stand, "the prey moved");
     assert_eq!(
         app.world().get::<Steering>(prey),
-        Some(&Steering(Vec2::ZERO))
+        Some(&Steering(Vector::ZERO))
     );
     assert_arrives(&mut app, seeker, stand, 30);
     assert!(position(&app, evader).distance(stand) > evader_distance + 100.0);
@@ -338,9 +334,9 @@ fn a_variable_frame_time_in_update_keeps_agents_steering() {
     app.add_plugins((MinimalPlugins, SteeringPlugin::new(Update)));
     allow_frame_time(&mut app, HITCH);
     let mut rng = churn_rng();
-    let target = Vec2::new(-300.0, 200.0);
-    let seeker = spawn_seeker(&mut app, Vec2::ZERO, target);
-    let wanderer_start = Vec2::new(100.0, 100.0);
+    let target = v(-300.0, 200.0);
+    let seeker = spawn_seeker(&mut app, Vector::ZERO, target);
+    let wanderer_start = v(100.0, 100.0);
     let wanderer = spawn_wanderer(&mut app, wanderer_start);
     let hunter = spawn(&mut app, (at(-50.0, -50.0), Pursue::new(wanderer)));
     let evader = spawn(

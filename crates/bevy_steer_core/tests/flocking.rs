@@ -6,84 +6,84 @@ mod common;
 use std::f32::consts::{FRAC_PI_2, PI, TAU};
 
 use bevy::prelude::*;
-use bevy_steer_core::forces::{
-    alignment, cohesion, half_angle_cos, in_field_of_view, separation, separation_by_distance,
-};
-use bevy_steer_core::prelude::*;
+use common::steer::prelude::*;
 use common::*;
 use rand::rngs::Xoshiro128PlusPlus;
 use rand::{RngExt, SeedableRng};
+use steer::forces::{
+    alignment, cohesion, half_angle_cos, in_field_of_view, separation, separation_by_distance,
+};
 
 #[test]
 fn the_rules_against_hand_computed_values() {
-    let me = Vec2::new(10.0, 10.0);
+    let me = v(10.0, 10.0);
     // Neighbours at (+3, 0) and (0, +4) from me: mean offset (1.5, 2), length 2.5.
-    let neighbours = [Vec2::new(13.0, 10.0), Vec2::new(10.0, 14.0)];
-    assert!(separation(me, neighbours).abs_diff_eq(Vec2::new(-0.6, -0.8), 1e-6));
-    assert!(cohesion(me, neighbours).abs_diff_eq(Vec2::new(0.6, 0.8), 1e-6));
+    let neighbours = [v(13.0, 10.0), v(10.0, 14.0)];
+    assert!(separation(me, neighbours).abs_diff_eq(v(-0.6, -0.8), 1e-6));
+    assert!(cohesion(me, neighbours).abs_diff_eq(v(0.6, 0.8), 1e-6));
     // By distance: (-1, 0) * 12 / 3 + (0, -1) * 12 / 4 = (-4, -3).
-    assert!(separation_by_distance(me, 12.0, neighbours).abs_diff_eq(Vec2::new(-4.0, -3.0), 1e-5));
+    assert!(separation_by_distance(me, 12.0, neighbours).abs_diff_eq(v(-4.0, -3.0), 1e-5));
     // Velocities (30, 0) and (0, 40): mean (15, 20), direction (0.6, 0.8).
-    let velocities = [Vec2::new(30.0, 0.0), Vec2::new(0.0, 40.0)];
-    assert!(alignment(velocities).abs_diff_eq(Vec2::new(0.6, 0.8), 1e-6));
+    let velocities = [v(30.0, 0.0), v(0.0, 40.0)];
+    assert!(alignment(velocities).abs_diff_eq(v(0.6, 0.8), 1e-6));
 }
 
 #[test]
 fn no_neighbour_or_a_neighbour_on_the_agent_gives_no_force_and_no_nan() {
-    let me = Vec2::new(1.0, 2.0);
-    assert_eq!(separation(me, []), Vec2::ZERO);
-    assert_eq!(separation_by_distance(me, 10.0, []), Vec2::ZERO);
-    assert_eq!(cohesion(me, []), Vec2::ZERO);
-    assert_eq!(alignment([]), Vec2::ZERO);
-    assert_eq!(separation(me, [me]), Vec2::ZERO);
-    assert_eq!(separation_by_distance(me, 10.0, [me, me]), Vec2::ZERO);
-    assert_eq!(cohesion(me, [me]), Vec2::ZERO);
-    assert_eq!(alignment([Vec2::X, -Vec2::X]), Vec2::ZERO);
+    let me = v(1.0, 2.0);
+    assert_eq!(separation(me, []), Vector::ZERO);
+    assert_eq!(separation_by_distance(me, 10.0, []), Vector::ZERO);
+    assert_eq!(cohesion(me, []), Vector::ZERO);
+    assert_eq!(alignment([]), Vector::ZERO);
+    assert_eq!(separation(me, [me]), Vector::ZERO);
+    assert_eq!(separation_by_distance(me, 10.0, [me, me]), Vector::ZERO);
+    assert_eq!(cohesion(me, [me]), Vector::ZERO);
+    assert_eq!(alignment([Vector::X, -Vector::X]), Vector::ZERO);
 }
 
 #[test]
 fn the_field_of_view_cuts_a_wedge_behind() {
-    let heading = Vec2::X;
+    let heading = Vector::X;
     let quarter_view = half_angle_cos(FRAC_PI_2);
     assert!(in_field_of_view(
-        Vec2::ZERO,
+        Vector::ZERO,
         heading,
         quarter_view,
-        Vec2::new(10.0, 5.0)
+        v(10.0, 5.0)
     ));
     assert!(!in_field_of_view(
-        Vec2::ZERO,
+        Vector::ZERO,
         heading,
         quarter_view,
-        Vec2::new(5.0, 10.0)
+        v(5.0, 10.0)
     ));
     let half_view = half_angle_cos(PI);
     assert!(in_field_of_view(
-        Vec2::ZERO,
+        Vector::ZERO,
         heading,
         half_view,
-        Vec2::new(0.1, 10.0)
+        v(0.1, 10.0)
     ));
     assert!(!in_field_of_view(
-        Vec2::ZERO,
+        Vector::ZERO,
         heading,
         half_view,
-        Vec2::new(-0.1, 10.0)
+        v(-0.1, 10.0)
     ));
     // All round, and an agent at rest, see everything.
     for view in [TAU, f32::NAN, 100.0] {
         assert!(in_field_of_view(
-            Vec2::ZERO,
+            Vector::ZERO,
             heading,
             half_angle_cos(view),
-            -Vec2::X
+            -Vector::X
         ));
     }
     assert!(in_field_of_view(
-        Vec2::ZERO,
-        Vec2::ZERO,
+        Vector::ZERO,
+        Vector::ZERO,
         quarter_view,
-        -Vec2::X
+        -Vector::X
     ));
 }
 
@@ -97,13 +97,13 @@ fn flock_app() -> App {
     app
 }
 
-fn positions_and_velocities(app: &mut App) -> Vec<(Vec2, Vec2)> {
+fn positions_and_velocities(app: &mut App) -> Vec<(Vector, Vector)> {
     let mut boids = app
         .world_mut()
         .query_filtered::<(&Transform, &Velocity), With<Boid>>();
     boids
         .iter(app.world())
-        .map(|(transform, velocity)| (transform.translation.truncate(), velocity.0))
+        .map(|(transform, velocity)| (as_position(transform.translation), velocity.0))
         .collect()
 }
 
@@ -119,18 +119,18 @@ fn closest_pair(app: &mut App) -> f32 {
 }
 
 fn spread_of(app: &mut App) -> f32 {
-    let positions: Vec<Vec2> = positions_and_velocities(app)
+    let positions: Vec<Vector> = positions_and_velocities(app)
         .into_iter()
         .map(|(position, _)| position)
         .collect();
-    let centre = positions.iter().sum::<Vec2>() / positions.len() as f32;
+    let centre = positions.iter().sum::<Vector>() / positions.len() as f32;
     positions.iter().map(|p| p.distance(centre)).sum::<f32>() / positions.len() as f32
 }
 
 /// Length of the mean unit heading: 1 when all head the same way, near 0 when headings are random.
 fn polarisation(app: &mut App) -> f32 {
     let boids = positions_and_velocities(app);
-    let sum: Vec2 = boids
+    let sum: Vector = boids
         .iter()
         .map(|(_, velocity)| velocity.normalize_or_zero())
         .sum();
@@ -143,7 +143,7 @@ fn separation_spreads_a_packed_crowd() {
     let mut rng = Xoshiro128PlusPlus::seed_from_u64(1);
     // 100 boids packed into a 20 x 20 square, pushed apart within 25 units.
     for _ in 0..100 {
-        let start = Vec2::new(rng.random_range(-10.0..10.0), rng.random_range(-10.0..10.0));
+        let start = v(rng.random_range(-10.0..10.0), rng.random_range(-10.0..10.0));
         spawn(
             &mut app,
             (at(start.x, start.y), Boid, Separation::new(25.0)),
@@ -164,11 +164,8 @@ fn alignment_brings_random_headings_into_line() {
         SteeringSchedule,
         (|mut boids: Query<&mut Transform, With<Boid>>| {
             for mut transform in &mut boids {
-                let wrapped = transform
-                    .translation
-                    .truncate()
-                    .rem_euclid(Vec2::new(400.0, 200.0));
-                transform.translation = wrapped.extend(0.0);
+                transform.translation.x = transform.translation.x.rem_euclid(400.0);
+                transform.translation.y = transform.translation.y.rem_euclid(200.0);
             }
         })
         .after(SteeringSystems::Integrate),
@@ -176,8 +173,8 @@ fn alignment_brings_random_headings_into_line() {
     let mut rng = Xoshiro128PlusPlus::seed_from_u64(2);
     // 200 boids on a grid 20 apart (400 x 200), each seeing the others within 80 (about 50).
     for index in 0..200 {
-        let start = Vec2::new((index % 20) as f32 * 20.0, (index / 20) as f32 * 20.0);
-        let heading = Vec2::from_angle(rng.random_range(0.0..TAU));
+        let start = v((index % 20) as f32 * 20.0, (index / 20) as f32 * 20.0);
+        let heading = from_angle(rng.random_range(0.0..TAU));
         spawn(
             &mut app,
             (
@@ -200,7 +197,7 @@ fn cohesion_draws_a_scattered_group_together() {
     let mut app = flock_app();
     let mut rng = Xoshiro128PlusPlus::seed_from_u64(3);
     for _ in 0..60 {
-        let start = Vec2::new(
+        let start = v(
             rng.random_range(-150.0..150.0),
             rng.random_range(-150.0..150.0),
         );
@@ -222,11 +219,11 @@ fn the_shared_walk_gives_the_forces_of_three_registrations_bit_for_bit() {
     let scene = |app: &mut App| {
         let mut rng = Xoshiro128PlusPlus::seed_from_u64(7);
         for index in 0..300 {
-            let start = Vec2::new(
+            let start = v(
                 rng.random_range(-200.0..200.0),
                 rng.random_range(-200.0..200.0),
             );
-            let heading = Vec2::from_angle(rng.random_range(0.0..TAU)) * 60.0;
+            let heading = from_angle(rng.random_range(0.0..TAU)) * 60.0;
             let mut boid = app
                 .world_mut()
                 .spawn((at(start.x, start.y), Velocity(heading), Boid));
@@ -279,8 +276,8 @@ fn flocks_keep_to_their_own_marker() {
     let red = spawn(&mut app, (at(10.0, 0.0), Red, Separation::new(50.0)));
     step(&mut app, 10);
     // Neither sees the other: no push.
-    assert_eq!(velocity(&app, boid), Vec2::ZERO);
-    assert_eq!(velocity(&app, red), Vec2::ZERO);
+    assert_eq!(velocity(&app, boid), Vector::ZERO);
+    assert_eq!(velocity(&app, red), Vector::ZERO);
     // A second boid does push the first.
     let second = spawn(&mut app, (at(-10.0, 0.0), Boid, Separation::new(50.0)));
     step(&mut app, 10);
@@ -336,7 +333,7 @@ fn bad_radii_and_crowds_on_one_point_are_safe() {
             );
         }
     }
-    assert_eq!(velocity(&app, alone), Vec2::ZERO);
+    assert_eq!(velocity(&app, alone), Vector::ZERO);
     assert!(problems(&app, alone).is_empty());
 }
 
@@ -348,7 +345,7 @@ fn a_missing_spatial_index_leaves_flocking_idle() {
     let first = spawn(&mut app, (at(0.0, 0.0), Boid, Separation::new(50.0)));
     spawn(&mut app, (at(5.0, 0.0), Boid, Separation::new(50.0)));
     step(&mut app, 5);
-    assert_eq!(velocity(&app, first), Vec2::ZERO);
+    assert_eq!(velocity(&app, first), Vector::ZERO);
 }
 
 /// A follower of the leader-following tests.
@@ -366,12 +363,12 @@ fn followers_gather_behind_the_leader_and_out_of_its_way() {
         (
             at(0.0, 0.0),
             MaxSpeed(60.0),
-            Seek::new(Vec2::new(100_000.0, 0.0)).with_slowing_radius(0.0),
+            Seek::new(v(100_000.0, 0.0)).with_slowing_radius(0.0),
         ),
     );
     let followers: Vec<Entity> = (0..6)
         .map(|index| {
-            let start = Vec2::from_angle(index as f32) * 40.0;
+            let start = from_angle(index as f32) * 40.0;
             spawn(
                 &mut app,
                 (
@@ -388,7 +385,7 @@ fn followers_gather_behind_the_leader_and_out_of_its_way() {
     step_checking(&mut app, 60 * 5, |app, _| {
         assert_agents_sane(app);
         let leader_position = position(app, leader);
-        let ahead = leader_position + Vec2::X * 50.0;
+        let ahead = leader_position + Vector::X * 50.0;
         for &follower in &followers {
             let offset = position(app, follower) - leader_position;
             assert!(
@@ -413,7 +410,7 @@ fn a_leader_that_is_the_follower_itself_or_gone_is_safe() {
     app.world_mut().despawn(gone);
     step_checking(&mut app, 30, |app, _| assert_agents_sane(app));
     assert!(problems(&app, itself).contains(Problem::TargetIsItself(BehaviourKind::FOLLOW_LEADER)));
-    assert_eq!(velocity(&app, itself), Vec2::ZERO);
+    assert_eq!(velocity(&app, itself), Vector::ZERO);
     assert!(problems(&app, orphan).contains(Problem::MissingTarget(BehaviourKind::FOLLOW_LEADER)));
     assert_eq!(
         app.world().get::<FollowLeader>(orphan).unwrap().leader,
@@ -440,7 +437,7 @@ fn closest_approach_in_a_file(queue: bool, seconds: u32) -> f32 {
                 (
                     at(-40.0 * index as f32, 0.0),
                     Walker,
-                    Seek::new(Vec2::new(400.0, 0.0)),
+                    Seek::new(v(400.0, 0.0)),
                 ),
             );
             if queue {
@@ -479,7 +476,7 @@ fn a_queue_with_a_bad_radius_is_reported_and_idle() {
         (
             at(0.0, 0.0),
             Walker,
-            Seek::new(Vec2::new(100.0, 0.0)),
+            Seek::new(v(100.0, 0.0)),
             Queue {
                 radius: f32::NAN,
                 ..default()
@@ -502,8 +499,8 @@ fn a_queueing_agent_records_its_brake_for_the_gizmos() {
             (
                 at(x, 0.0),
                 Walker,
-                Velocity(Vec2::new(60.0, 0.0)),
-                Seek::new(Vec2::new(1000.0, 0.0)),
+                Velocity(v(60.0, 0.0)),
+                Seek::new(v(1000.0, 0.0)),
                 Queue::default(),
             ),
         )
@@ -514,7 +511,7 @@ fn a_queueing_agent_records_its_brake_for_the_gizmos() {
     let brake = |app: &App, agent| app.world().get::<Queue>(agent).unwrap().last_brake;
     assert_eq!(
         brake(&app, front),
-        Vec2::ZERO,
+        Vector::ZERO,
         "nobody ahead of the front walker"
     );
     assert!(
@@ -530,7 +527,7 @@ struct Poisoned;
 
 fn poison_steering(mut agents: Query<&mut Steering, With<Poisoned>>) {
     for mut steering in &mut agents {
-        steering.0 = Vec2::NAN;
+        steering.0 = Vector::NAN;
     }
 }
 
@@ -551,7 +548,7 @@ fn a_personal_space_leaves_a_broken_steering_to_be_reported() {
             at(0.0, 0.0),
             Walker,
             Poisoned,
-            Velocity(Vec2::new(60.0, 0.0)),
+            Velocity(v(60.0, 0.0)),
             Queue::default().with_min_distance(20.0),
         ),
     );

@@ -11,10 +11,10 @@ use std::panic::AssertUnwindSafe;
 use std::time::Duration;
 
 use bevy::prelude::*;
-use bevy_steer_core::forces::{self, Boid};
-use bevy_steer_core::prelude::*;
+use common::steer::prelude::*;
 use common::*;
 use proptest::prelude::*;
+use steer::forces::{self, Boid};
 
 /// The smallest positive `f32`, a subnormal: its reciprocal overflows.
 const SMALLEST_SUBNORMAL: f32 = f32::from_bits(1);
@@ -58,12 +58,12 @@ fn is_extreme(value: f32) -> bool {
 }
 
 /// The length of `v` without the overflow and underflow of squaring in `f32`.
-fn exact_length(v: Vec2) -> f64 {
-    v.as_dvec2().length()
+fn exact_length(v: Vector) -> f64 {
+    steer::math::widen(v).length()
 }
 
 /// Whether `v` is no longer than `limit`, give or take float rounding.
-fn is_within(v: Vec2, limit: f32) -> bool {
+fn is_within(v: Vector, limit: f32) -> bool {
     exact_length(v) <= with_rounding(f64::from(limit))
 }
 
@@ -75,7 +75,7 @@ fn with_rounding(limit: f64) -> f64 {
 
 /// Whether `v` is shorter than `limit` by more than float rounding, so that no truncation to
 /// `limit` may touch it.
-fn is_well_within(v: Vec2, limit: f32) -> bool {
+fn is_well_within(v: Vector, limit: f32) -> bool {
     exact_length(v) <= f64::from(limit) * (1.0 - 1e-6)
 }
 
@@ -87,9 +87,9 @@ fn value_in(ordinary: Range<f32>) -> impl Strategy<Value = f32> + Clone {
     ]
 }
 
-fn vec2_in(half_extent: f32) -> impl Strategy<Value = Vec2> + Clone {
+fn vec2_in(half_extent: f32) -> impl Strategy<Value = Vector> + Clone {
     let coordinate = value_in(-half_extent..half_extent);
-    (coordinate.clone(), coordinate).prop_map(|(x, y)| Vec2::new(x, y))
+    (coordinate.clone(), coordinate).prop_map(|(x, y)| v(x, y))
 }
 
 fn weight() -> impl Strategy<Value = f32> + Clone {
@@ -106,7 +106,7 @@ const MAX_AGENTS: usize = 8;
 #[derive(Clone, Copy, Debug)]
 enum TargetSpec {
     /// A fixed point (for pursue and evade: an entity with only a `Transform` there).
-    Point(Vec2),
+    Point(Vector),
     /// The point where an agent starts, so that target and agent coincide.
     StartOf(usize),
     /// An agent, possibly the one aiming.
@@ -130,8 +130,8 @@ fn target_spec() -> impl Strategy<Value = TargetSpec> {
 /// An agent's physical state and limits.
 #[derive(Clone, Debug)]
 struct BodySpec {
-    position: Vec2,
-    velocity: Vec2,
+    position: Vector,
+    velocity: Vector,
     mass: f32,
     max_speed: f32,
     max_force: f32,
@@ -250,7 +250,7 @@ fn wander() -> impl Strategy<Value = Wander> {
         Just(WanderMethod::Circle),
         (vec2_in(500.0), vec2_in(500.0), value_in(0.0..3.0)).prop_map(
             |(corner, opposite_corner, interval)| {
-                WanderMethod::random_target(Rect::from_corners(corner, opposite_corner), interval)
+                WanderMethod::random_target(area(corner, opposite_corner), interval)
             }
         ),
     ];
@@ -270,6 +270,8 @@ fn wander() -> impl Strategy<Value = Wander> {
                 circle_radius,
                 angle_change,
                 angle,
+                #[cfg(feature = "3d")]
+                displacement: Vector::X,
                 frame,
                 method,
                 weight,
@@ -294,7 +296,7 @@ fn behaviour_specs() -> impl Strategy<Value = BehaviourSpecs> {
     let evade = (target_spec(), weight())
         .prop_map(|(target, weight)| (Evade::default().with_weight(weight), target));
     let face_velocity = (-PI..PI).prop_map(|angle| {
-        FaceVelocity::new(Dir2::new(Vec2::from_angle(angle)).expect("a unit vector"))
+        FaceVelocity::new(steer::math::Direction::new(from_angle(angle)).expect("a unit vector"))
     });
     (
         prop::option::of(seek),
@@ -348,8 +350,8 @@ struct SceneSpec {
 
 impl SceneSpec {
     /// Where each agent starts.
-    fn starts(&self) -> Vec<Vec2> {
-        let mut starts: Vec<Vec2> = Vec::with_capacity(self.agents.len());
+    fn starts(&self) -> Vec<Vector> {
+        let mut starts: Vec<Vector> = Vec::with_capacity(self.agents.len());
         for (index, agent) in self.agents.iter().enumerate() {
             let start = match agent.start_on {
                 Some(other) if index > 0 => starts[other % index],
@@ -403,7 +405,7 @@ struct ExpectedProblems {
 /// A spawned scene and what the checks need to know about its start.
 struct Scene {
     spec: SceneSpec,
-    starts: Vec<Vec2>,
+    starts: Vec<Vector>,
     agents: Vec<Entity>,
 }
 
@@ -421,7 +423,7 @@ impl Scene {
                 let body = &agent.body;
                 world
                     .spawn((
-                        Transform::from_translation(start.extend(0.0)),
+                        Transform::from_translation(steer::math::translation_of(*start)),
                         Velocity(body.velocity),
                         Mass(body.mass),
                         MaxSpeed(body.max_speed),
@@ -593,7 +595,9 @@ impl Scene {
 fn target_entity(world: &mut World, target: Option<Target>) -> Option<Entity> {
     Some(match target? {
         Target::Point(point) => world
-            .spawn(Transform::from_translation(point.extend(0.0)))
+            .spawn(Transform::from_translation(steer::math::translation_of(
+                point,
+            )))
             .id(),
         Target::Entity(entity) => entity,
     })
@@ -604,8 +608,8 @@ fn target_entity(world: &mut World, target: Option<Target>) -> Option<Entity> {
 struct AgentState {
     translation: Vec3,
     rotation: Quat,
-    velocity: Vec2,
-    steering: Vec2,
+    velocity: Vector,
+    steering: Vector,
     problems: ReportedProblems,
     wander_angle: Option<f32>,
 }
@@ -635,8 +639,10 @@ fn check_step(
     after: &AgentState,
     dt: f32,
 ) {
-    let (old_position, new_position) =
-        (before.translation.truncate(), after.translation.truncate());
+    let (old_position, new_position) = (
+        as_position(before.translation),
+        as_position(after.translation),
+    );
     if old_position.is_finite() {
         assert!(new_position.is_finite(), "position {new_position}");
     } else {
@@ -645,8 +651,10 @@ fn check_step(
             new_position.to_array().map(f32::to_bits),
             old_position.to_array().map(f32::to_bits),
         );
-        assert_eq!(after.velocity, Vec2::ZERO);
+        assert_eq!(after.velocity, Vector::ZERO);
     }
+    // In 2D the z of the translation is the game's (drawing order).
+    #[cfg(feature = "2d")]
     assert_eq!(after.translation.z, before.translation.z, "z moved");
 
     let max_speed = MaxSpeed(agent.body.max_speed).effective();
@@ -656,7 +664,7 @@ fn check_step(
         "speed {} above the limit {max_speed}",
         exact_length(after.velocity)
     );
-    assert_eq!(after.steering, Vec2::ZERO, "steering not cleared");
+    assert_eq!(after.steering, Vector::ZERO, "steering not cleared");
 
     assert!(
         after.rotation.is_finite() && after.rotation.is_normalized(),
@@ -664,18 +672,20 @@ fn check_step(
         after.rotation
     );
     // Only FaceVelocity turns an agent, and only when its velocity has a direction.
-    match agent
-        .behaviours
-        .face_velocity
-        .and_then(|face_velocity| face_velocity.rotation_for(after.velocity))
-    {
+    match agent.behaviours.face_velocity.and_then(|face_velocity| {
+        // In 3D the turn carries on from the rotation before.
+        #[cfg(feature = "2d")]
+        return face_velocity.rotation_for(after.velocity);
+        #[cfg(feature = "3d")]
+        return face_velocity.rotation_for(after.velocity, before.rotation);
+    }) {
         Some(facing) => assert_eq!(after.rotation, facing, "not facing the velocity"),
         None => assert_eq!(after.rotation, before.rotation, "turned"),
     }
 
     let motion_was_finite = old_position.is_finite() && before.velocity.is_finite();
     let stopped_by_overflow = after.problems.contains(Problem::NonFiniteMotion)
-        && after.velocity == Vec2::ZERO
+        && after.velocity == Vector::ZERO
         && new_position == old_position;
     if motion_was_finite && is_within(before.velocity, max_speed) && !stopped_by_overflow {
         // The force changes the velocity by at most MaxForce / Mass * dt, and truncating to the
@@ -687,7 +697,8 @@ fn check_step(
         };
         let max_force = with_rounding(f64::from(MaxForce(agent.body.max_force).effective()));
         let bound = max_force * inverse_mass * f64::from(dt);
-        let change = (after.velocity.as_dvec2() - before.velocity.as_dvec2()).length();
+        let change =
+            (steer::math::widen(after.velocity) - steer::math::widen(before.velocity)).length();
         let slack = with_rounding(TOLERANCE * (bound + exact_length(before.velocity)));
         assert!(
             change <= bound + slack,
@@ -707,7 +718,7 @@ fn check_step(
             );
             assert_eq!(new_position, coasted, "an idle agent did not coast");
         } else {
-            assert_eq!(after.velocity, Vec2::ZERO);
+            assert_eq!(after.velocity, Vector::ZERO);
             assert_eq!(new_position, old_position);
         }
     }
@@ -895,8 +906,8 @@ fn finite_value() -> impl Strategy<Value = f32> + Clone {
     ]
 }
 
-fn finite_vec2() -> impl Strategy<Value = Vec2> + Clone {
-    (finite_value(), finite_value()).prop_map(|(x, y)| Vec2::new(x, y))
+fn finite_vec2() -> impl Strategy<Value = Vector> + Clone {
+    (finite_value(), finite_value()).prop_map(|(x, y)| v(x, y))
 }
 
 /// An angle, within `[-PI, PI]` half of the time.
@@ -939,11 +950,11 @@ fn wander_inputs() -> impl Strategy<Value = WanderInputs> {
 #[derive(Clone, Debug)]
 struct ForceInputs {
     boid: Boid,
-    target: Vec2,
-    target_velocity: Vec2,
+    target: Vector,
+    target_velocity: Vector,
     slowing_radius: f32,
     wander: WanderInputs,
-    force: Vec2,
+    force: Vector,
     max_force: f32,
     /// Any: an invalid mass makes `integrate_velocity` ignore the force.
     mass: f32,
@@ -1005,7 +1016,7 @@ fn force_inputs() -> impl Strategy<Value = ForceInputs> {
         )
 }
 
-fn assert_unit_or_zero(name: &str, v: Vec2) {
+fn assert_unit_or_zero(name: &str, v: Vector) {
     let length = exact_length(v);
     assert!(
         length == 0.0 || (length - 1.0).abs() < 1e-5,
@@ -1027,8 +1038,10 @@ fn check_force_functions(inputs: &ForceInputs) {
     } = *inputs;
     let wander = &inputs.wander;
 
-    let direction =
-        forces::wander_displacement_direction(wander.angle, wander.frame, boid.velocity);
+    let direction = Wander::default()
+        .with_angle(wander.angle)
+        .with_frame(wander.frame)
+        .displacement_direction(boid.velocity);
     for (name, output) in [
         ("seek", forces::seek(&boid, target, slowing_radius)),
         ("flee", forces::flee(&boid, target)),
@@ -1052,7 +1065,7 @@ fn check_force_functions(inputs: &ForceInputs) {
     }
     assert!(direction.is_finite(), "wander direction {direction}");
     assert_unit_or_zero("wander_displacement_direction", direction);
-    assert_ne!(direction, Vec2::ZERO, "a wander direction of zero");
+    assert_ne!(direction, Vector::ZERO, "a wander direction of zero");
     assert_unit_or_zero("direction_or_zero", forces::direction_or_zero(force));
 
     let angle = forces::next_wander_angle(wander.angle, wander.angle_change, wander.random, dt);
@@ -1088,7 +1101,7 @@ fn check_force_functions(inputs: &ForceInputs) {
             0.0
         };
         let bound = with_rounding(exact_length(truncated)) * inverse_mass * f64::from(dt);
-        let change = (velocity.as_dvec2() - boid.velocity.as_dvec2()).length();
+        let change = (steer::math::widen(velocity) - steer::math::widen(boid.velocity)).length();
         let slack = with_rounding(TOLERANCE * (bound + exact_length(boid.velocity)));
         assert!(
             change <= bound + slack,
@@ -1097,7 +1110,7 @@ fn check_force_functions(inputs: &ForceInputs) {
     }
     if is_well_within(boid.velocity, max_speed) {
         assert_eq!(
-            integrate(Vec2::ZERO),
+            integrate(Vector::ZERO),
             boid.velocity,
             "integrate_velocity changed the velocity with no force"
         );
@@ -1121,8 +1134,8 @@ proptest! {
 /// 1e-19: such a vector is never shortened, so `MaxSpeed(0.0)` and `MaxForce(0.0)` let it through.
 #[test]
 fn truncate_shortens_vectors_too_short_to_square() {
-    assert_eq!(forces::truncate(Vec2::new(1e-30, 0.0), 0.0), Vec2::ZERO);
-    let truncated = forces::truncate(Vec2::new(1e-25, 0.0), 1e-27);
+    assert_eq!(forces::truncate(v(1e-30, 0.0), 0.0), Vector::ZERO);
+    let truncated = forces::truncate(v(1e-25, 0.0), 1e-27);
     assert!(is_within(truncated, 1e-27), "{truncated}");
 }
 
@@ -1130,7 +1143,7 @@ fn truncate_shortens_vectors_too_short_to_square() {
 /// length even when it is shorter than the limit.
 #[test]
 fn truncate_never_lengthens_vectors_too_long_to_square() {
-    let long = Vec2::new(1e20, 0.0);
+    let long = v(1e20, 0.0);
     assert_eq!(forces::truncate(long, 1e30), long);
 }
 
@@ -1138,8 +1151,8 @@ fn truncate_never_lengthens_vectors_too_long_to_square() {
 /// `0 * inf`, a NaN, and the overflow fallback stopped the agent.
 #[test]
 fn no_force_keeps_the_velocity_of_a_subnormal_mass() {
-    let velocity = Vec2::new(30.0, 0.0);
-    let after = forces::integrate_velocity(velocity, Vec2::ZERO, 1e-40, 180.0, 600.0, 0.1);
+    let velocity = v(30.0, 0.0);
+    let after = forces::integrate_velocity(velocity, Vector::ZERO, 1e-40, 180.0, 600.0, 0.1);
     assert_eq!(after, velocity);
 }
 
@@ -1147,8 +1160,14 @@ fn no_force_keeps_the_velocity_of_a_subnormal_mass() {
 #[test]
 fn a_small_change_stays_small_for_a_subnormal_mass() {
     // The force is truncated to 1.18e-38; 1.18e-38 / 1e-39 * 1 s = 11.75, well under the 100 limit.
-    let after =
-        forces::integrate_velocity(Vec2::ZERO, Vec2::Y, 1e-39, 100.0, f32::MIN_POSITIVE, 1.0);
+    let after = forces::integrate_velocity(
+        Vector::ZERO,
+        Vector::Y,
+        1e-39,
+        100.0,
+        f32::MIN_POSITIVE,
+        1.0,
+    );
     assert!((after.y - 11.754_944).abs() < 1e-3, "{after}");
 }
 
@@ -1156,14 +1175,11 @@ fn a_small_change_stays_small_for_a_subnormal_mass() {
 /// tiny mass with a long one (overflow), while the velocity change itself is ordinary.
 #[test]
 fn the_velocity_change_is_right_when_the_step_per_mass_leaves_the_normal_range() {
-    let huge =
-        forces::integrate_velocity(Vec2::ZERO, Vec2::new(0.0, 3e38), 3e38, 1e9, 3e38, 2.5e-7);
+    let huge = forces::integrate_velocity(Vector::ZERO, v(0.0, 3e38), 3e38, 1e9, 3e38, 2.5e-7);
     assert!((huge.y - 2.5e-7).abs() < 1e-12, "{huge}");
-    let dropped =
-        forces::integrate_velocity(Vec2::ZERO, Vec2::new(0.0, 3e38), 3e38, 1e9, 3e38, 1e-7);
+    let dropped = forces::integrate_velocity(Vector::ZERO, v(0.0, 3e38), 3e38, 1e9, 3e38, 1e-7);
     assert!((dropped.y - 1e-7).abs() < 1e-12, "{dropped}");
-    let tiny =
-        forces::integrate_velocity(Vec2::ZERO, Vec2::new(0.0, 1e-36), 4e-37, 1e9, 1.0, 289.0);
+    let tiny = forces::integrate_velocity(Vector::ZERO, v(0.0, 1e-36), 4e-37, 1e9, 1.0, 289.0);
     assert!((tiny.y - 722.5).abs() < 1e-2, "{tiny}");
 }
 
@@ -1171,8 +1187,8 @@ fn the_velocity_change_is_right_when_the_step_per_mass_leaves_the_normal_range()
 /// once stopped the agent dead instead of holding it at its speed limit.
 #[test]
 fn a_velocity_sum_that_overflows_is_truncated_not_stopped() {
-    let velocity = Vec2::new(-3.28e38, 0.0);
-    let after = forces::integrate_velocity(velocity, Vec2::new(-1e3, 1e3), 1.0, 3.4e38, 1e3, 1e35);
+    let velocity = v(-3.28e38, 0.0);
+    let after = forces::integrate_velocity(velocity, v(-1e3, 1e3), 1.0, 3.4e38, 1e3, 1e35);
     assert!(after.is_finite(), "{after}");
     assert!((exact_length(after) - 3.4e38).abs() < 1e33, "{after}");
     assert!(after.x < 0.0 && after.y > 0.0, "{after}");
@@ -1182,14 +1198,15 @@ fn a_velocity_sum_that_overflows_is_truncated_not_stopped() {
 /// when subnormal: for an agent barely moving, the "unit" direction is a fifth short.
 #[test]
 fn the_heading_wander_direction_is_a_unit_vector_for_a_barely_moving_agent() {
-    let direction =
-        forces::wander_displacement_direction(0.0, WanderFrame::Heading, Vec2::new(3e-23, 0.0));
+    let direction = Wander::default()
+        .with_frame(WanderFrame::Heading)
+        .displacement_direction(v(3e-23, 0.0));
     assert!((exact_length(direction) - 1.0).abs() < 1e-5, "{direction}");
 }
 
 /// In the ECS: the velocity of an agent with no behaviour, moving at `start` with `limit` (a
 /// mass or a speed limit), after one step.
-fn idle_velocity_after_a_step(start: Vec2, limit: impl Bundle) -> Vec2 {
+fn idle_velocity_after_a_step(start: Vector, limit: impl Bundle) -> Vector {
     let mut app = create_app(60.0);
     let agent = app
         .world_mut()
@@ -1202,23 +1219,23 @@ fn idle_velocity_after_a_step(start: Vec2, limit: impl Bundle) -> Vec2 {
 /// In the ECS: an agent with a valid but subnormal mass and no behaviour once stopped dead.
 #[test]
 fn an_idle_agent_with_a_subnormal_mass_keeps_its_velocity() {
-    let drift = Vec2::new(30.0, 0.0);
+    let drift = v(30.0, 0.0);
     assert_eq!(idle_velocity_after_a_step(drift, Mass(1e-40)), drift);
 }
 
 /// In the ECS: a speed limit of zero does not stop an agent moving at 1e-30 units per second.
 #[test]
 fn a_max_speed_of_zero_stops_a_barely_moving_agent() {
-    let barely = Vec2::new(1e-30, 0.0);
+    let barely = v(1e-30, 0.0);
     assert_eq!(
         idle_velocity_after_a_step(barely, MaxSpeed(0.0)),
-        Vec2::ZERO
+        Vector::ZERO
     );
 }
 
 /// In the ECS: with `MaxSpeed(f32::MAX)`, meant as "no limit", a fast agent is thrown to that speed.
 #[test]
 fn an_unlimited_max_speed_leaves_a_fast_agent_alone() {
-    let fast = Vec2::new(1e20, 0.0);
+    let fast = v(1e20, 0.0);
     assert_eq!(idle_velocity_after_a_step(fast, MaxSpeed(f32::MAX)), fast);
 }

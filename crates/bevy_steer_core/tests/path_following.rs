@@ -3,7 +3,7 @@
 mod common;
 
 use bevy::prelude::*;
-use bevy_steer_core::prelude::*;
+use common::steer::prelude::*;
 use common::*;
 
 const STEPS_PER_SECOND: f64 = 60.0;
@@ -16,17 +16,12 @@ fn follower(app: &App, entity: Entity) -> FollowPath {
 }
 
 /// A zig-zag of four nodes, 600 units long.
-fn zig_zag() -> Vec<Vec2> {
-    vec![
-        Vec2::new(0.0, 0.0),
-        Vec2::new(200.0, 0.0),
-        Vec2::new(200.0, 200.0),
-        Vec2::new(400.0, 200.0),
-    ]
+fn zig_zag() -> Vec<Vector> {
+    vec![v(0.0, 0.0), v(200.0, 0.0), v(200.0, 200.0), v(400.0, 200.0)]
 }
 
 /// How far `point` is past `end`, along the direction of the last segment from `before`.
-fn past(point: Vec2, before: Vec2, end: Vec2) -> f32 {
+fn past(point: Vector, before: Vector, end: Vector) -> f32 {
     (point - end).dot((end - before).normalize())
 }
 
@@ -114,12 +109,7 @@ fn a_patrol_reverses_at_the_last_node_and_comes_back_to_the_first() {
 fn a_loop_wraps_from_the_last_node_to_the_first() {
     let mut app = create_app(STEPS_PER_SECOND);
     // A square of side 300, counter-clockwise.
-    let points = vec![
-        Vec2::new(0.0, 0.0),
-        Vec2::new(300.0, 0.0),
-        Vec2::new(300.0, 300.0),
-        Vec2::new(0.0, 300.0),
-    ];
+    let points = vec![v(0.0, 0.0), v(300.0, 0.0), v(300.0, 300.0), v(0.0, 300.0)];
     let agent = spawn(
         &mut app,
         (
@@ -158,7 +148,7 @@ fn a_loop_wraps_from_the_last_node_to_the_first() {
 fn worst_stray_once_on_path(
     app: &mut App,
     agent: Entity,
-    points: &[Vec2],
+    points: &[Vector],
     closed: bool,
     radius: f32,
     seconds: u32,
@@ -166,7 +156,7 @@ fn worst_stray_once_on_path(
     let mut worst = None;
     step_checking(app, seconds * 60, |app, _| {
         assert_agents_sane(app);
-        let off = bevy_steer_core::forces::project_onto_path(points, closed, position(app, agent))
+        let off = steer::forces::project_onto_path(points, closed, position(app, agent))
             .unwrap()
             .distance;
         if worst.is_some() || off <= radius {
@@ -180,27 +170,15 @@ fn worst_stray_once_on_path(
 fn reynolds_keeps_a_follower_within_the_path_radius_once_on_it() {
     // A 24-sided loop of radius 600 (turns of 15 degrees) and a one-way wave; the agent starts 80
     // units off the path, moving at 100 units per second.
-    let circle: Vec<Vec2> = (0..24)
-        .map(|i| Vec2::from_angle(i as f32 * std::f32::consts::TAU / 24.0) * 600.0)
+    let circle: Vec<Vector> = (0..24)
+        .map(|i| from_angle(i as f32 * std::f32::consts::TAU / 24.0) * 600.0)
         .collect();
-    let wave: Vec<Vec2> = (0..=30)
-        .map(|i| Vec2::new(i as f32 * 100.0, 200.0 * (i as f32 * 0.3).sin()))
+    let wave: Vec<Vector> = (0..=30)
+        .map(|i| v(i as f32 * 100.0, 200.0 * (i as f32 * 0.3).sin()))
         .collect();
     let cases = [
-        (
-            "loop",
-            circle,
-            PathMode::Loop,
-            Vec2::new(680.0, 0.0),
-            Vec2::Y,
-        ),
-        (
-            "wave",
-            wave,
-            PathMode::OneWay,
-            Vec2::new(0.0, -80.0),
-            Vec2::X,
-        ),
+        ("loop", circle, PathMode::Loop, v(680.0, 0.0), Vector::Y),
+        ("wave", wave, PathMode::OneWay, v(0.0, -80.0), Vector::X),
     ];
     // The default agent with a radius of 30, and a nimbler one (the tutorials' mass of 20) with
     // the default radius and a shorter prediction.
@@ -238,12 +216,7 @@ fn reynolds_keeps_a_follower_within_the_path_radius_once_on_it() {
 #[test]
 fn bad_paths_neither_panic_nor_spread_nan() {
     let mut app = create_app(STEPS_PER_SECOND);
-    let square = vec![
-        Vec2::new(0.0, 0.0),
-        Vec2::new(100.0, 0.0),
-        Vec2::new(100.0, 100.0),
-        Vec2::new(0.0, 100.0),
-    ];
+    let square = vec![v(0.0, 0.0), v(100.0, 0.0), v(100.0, 100.0), v(0.0, 100.0)];
     let mut agents = Vec::new();
     for method in [PathMethod::Tutorial, PathMethod::Reynolds] {
         for mode in [PathMode::OneWay, PathMode::Loop, PathMode::PingPong] {
@@ -252,13 +225,13 @@ fn bad_paths_neither_panic_nor_spread_nan() {
             nan_point[2].x = f32::NAN;
             let bad = [
                 follow(Path::default()),
-                follow(Path::new([Vec2::new(50.0, 50.0)], 20.0)),
+                follow(Path::new([v(50.0, 50.0)], 20.0)),
                 follow(Path::new(square.clone(), 0.0)),
                 follow(Path::new(square.clone(), f32::NAN)),
                 follow(Path::new(square.clone(), -10.0)),
                 follow(Path::new(square.clone(), f32::INFINITY)),
                 follow(Path::new(nan_point, 20.0)),
-                follow(Path::new([Vec2::ZERO, Vec2::ZERO, Vec2::ZERO], 20.0)),
+                follow(Path::new([Vector::ZERO, Vector::ZERO, Vector::ZERO], 20.0)),
                 FollowPath {
                     current: 99,
                     forward: false,
@@ -271,9 +244,9 @@ fn bad_paths_neither_panic_nor_spread_nan() {
             for (index, follow) in bad.into_iter().enumerate() {
                 // Every other agent starts at rest.
                 let velocity = if index % 2 == 0 {
-                    Vec2::ZERO
+                    Vector::ZERO
                 } else {
-                    Vec2::new(30.0, -20.0)
+                    v(30.0, -20.0)
                 };
                 agents.push((
                     method,
@@ -315,13 +288,13 @@ fn bad_paths_neither_panic_nor_spread_nan() {
     let empty = agent(0);
     assert_eq!(
         position(&app, empty),
-        Vec2::new(10.0, 10.0),
+        v(10.0, 10.0),
         "empty path moved the agent"
     );
     let single = agent(1);
     let rest = position(&app, single);
     assert!(
-        rest.distance(Vec2::new(50.0, 50.0)) < 2.0 && velocity(&app, single).length() < 1.0,
+        rest.distance(v(50.0, 50.0)) < 2.0 && velocity(&app, single).length() < 1.0,
         "one-node path: at {rest}, speed {}; wanted within 2 of (50, 50) and below 1",
         velocity(&app, single).length()
     );

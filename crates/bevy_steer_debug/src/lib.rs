@@ -28,10 +28,13 @@ use bevy_steer_core::behaviours::{
     AvoidObstacles, FollowPath, PathMode, Queue, SteeringBehaviour, Wander, WanderMethod,
 };
 use bevy_steer_core::components::{MaxSpeed, Steering, Velocity};
-use bevy_steer_core::obstacles::{ObstacleIndex, ObstacleShape};
+use bevy_steer_core::math::{direction_or_zero, position_of, sideways};
+use bevy_steer_core::obstacles::ObstacleIndex;
 use bevy_steer_core::problems::BehaviourKind;
 use bevy_steer_core::systems::boid;
 use bevy_steer_core::{SteeringBehaviours, Vector};
+
+mod draw;
 
 /// The gizmo config group of the steering debug drawing, with its own settings.
 #[derive(Reflect, GizmoConfigGroup, Clone, Debug)]
@@ -159,9 +162,7 @@ pub fn steering_gizmos_enabled(store: Res<GizmoConfigStore>) -> bool {
 /// An arrow from `start` along `vector`, unless the vector is zero or not finite.
 fn arrow(gizmos: &mut Gizmos<SteeringGizmos>, start: Vector, vector: Vector, color: Color) {
     if vector != Vector::ZERO && vector.is_finite() && start.is_finite() {
-        gizmos
-            .arrow_2d(start, start + vector, color)
-            .with_tip_length(6.0);
+        draw::arrow(gizmos, start, start + vector, color);
     }
 }
 
@@ -176,7 +177,7 @@ fn draw_velocities(
     for (transform, velocity) in &agents {
         arrow(
             &mut gizmos,
-            transform.translation.truncate(),
+            position_of(transform),
             velocity.0 * scale,
             color,
         );
@@ -230,7 +231,7 @@ fn draw_behaviour_forces(
         }
         for &(centre, radius, color) in circles.iter() {
             if centre.is_finite() && radius > 0.0 && radius.is_finite() {
-                gizmos_now.circle_2d(centre, radius, color);
+                draw::circle(&mut gizmos_now, centre, radius, color);
             }
         }
     }
@@ -256,17 +257,17 @@ fn draw_look_aheads(
         let agent = boid(transform, velocity, max_speed);
         let ahead = avoid.ahead(&agent);
         if agent.position.is_finite() && ahead.is_finite() {
-            gizmos.line_2d(agent.position, ahead, color.with_alpha(0.4));
+            draw::line(&mut gizmos, agent.position, ahead, color.with_alpha(0.4));
         }
         if let Some(threat) = avoid.threat(&agent, &index) {
-            outline(
+            draw::outline(
                 &mut gizmos,
                 threat.obstacle.position,
                 threat.obstacle.shape,
                 color,
             );
             if threat.point.is_finite() {
-                gizmos.circle_2d(threat.point, 3.0, color);
+                draw::circle(&mut gizmos, threat.point, 3.0, color);
             }
         }
     }
@@ -294,8 +295,9 @@ fn path_key(follow: &FollowPath) -> u64 {
     (follow.mode == PathMode::Loop).hash(&mut hasher);
     follow.path.radius.to_bits().hash(&mut hasher);
     for point in &follow.path.points {
-        point.x.to_bits().hash(&mut hasher);
-        point.y.to_bits().hash(&mut hasher);
+        for value in point.to_array() {
+            value.to_bits().hash(&mut hasher);
+        }
     }
     hasher.finish()
 }
@@ -323,7 +325,7 @@ fn draw_paths(
         if let Some(&node) = points.get(follow.current.min(points.len().saturating_sub(1)))
             && node.is_finite()
         {
-            gizmos.circle_2d(node, 5.0, color);
+            draw::circle(&mut gizmos, node, 5.0, color);
         }
         if !drawn.insert(path_key(follow)) {
             continue;
@@ -331,18 +333,19 @@ fn draw_paths(
         let radius = follow.path.radius;
         let radius = (radius > 0.0 && radius.is_finite()).then_some(radius);
         for (start, end) in path_segments(points, follow.mode == PathMode::Loop) {
-            gizmos.line_2d(start, end, spine);
+            draw::line(&mut gizmos, start, end, spine);
             let Some(radius) = radius else { continue };
-            let offset = (end - start).normalize_or_zero().perp() * radius;
+            // The band's edges either side (in 3D, the sides level with the ground, +Y up).
+            let offset = sideways(direction_or_zero(end - start), Vector::Y) * radius;
             if offset != Vector::ZERO && offset.is_finite() {
-                gizmos.line_2d(start + offset, end + offset, band);
-                gizmos.line_2d(start - offset, end - offset, band);
+                draw::line(&mut gizmos, start + offset, end + offset, band);
+                draw::line(&mut gizmos, start - offset, end - offset, band);
             }
         }
         for &node in points.iter().filter(|node| node.is_finite()) {
             match radius {
-                Some(radius) => gizmos.circle_2d(node, radius, band),
-                None => gizmos.circle_2d(node, 2.0, spine),
+                Some(radius) => draw::circle(&mut gizmos, node, radius, band),
+                None => draw::circle(&mut gizmos, node, 2.0, spine),
             };
         }
     }
@@ -356,30 +359,10 @@ fn draw_queue_brakes(mut gizmos: Gizmos<SteeringGizmos>, agents: Query<(&Queue, 
     for (queue, transform) in &agents {
         arrow(
             &mut gizmos,
-            transform.translation.truncate(),
+            position_of(transform),
             queue.last_brake * config.force_scale,
             color,
         );
-    }
-}
-
-/// The outline of `shape` placed at `position`.
-fn outline(
-    gizmos: &mut Gizmos<SteeringGizmos>,
-    position: Vector,
-    shape: ObstacleShape,
-    color: Color,
-) {
-    match shape {
-        ObstacleShape::Circle { radius } => {
-            gizmos.circle_2d(position, radius, color);
-        }
-        ObstacleShape::Box { half_size } => {
-            gizmos.rect_2d(position, half_size * 2.0, color);
-        }
-        ObstacleShape::Segment { end } => {
-            gizmos.line_2d(position, position + end, color);
-        }
     }
 }
 
@@ -398,13 +381,13 @@ fn draw_wander_circles(
             continue;
         }
         let weighted_scale = wander.weight * config.force_scale;
-        let centre = transform.translation.truncate()
+        let centre = position_of(transform)
             + velocity.normalize_or_zero() * wander.circle_distance * weighted_scale;
         let radius = wander.circle_radius * weighted_scale;
         let displacement = wander.displacement_direction(velocity.0) * radius;
         if centre.is_finite() && radius.is_finite() && radius > 0.0 {
-            gizmos.circle_2d(centre, radius, color.with_alpha(0.5));
-            gizmos.line_2d(centre, centre + displacement, color);
+            draw::circle(&mut gizmos, centre, radius, color.with_alpha(0.5));
+            draw::line(&mut gizmos, centre, centre + displacement, color);
         }
     }
 }
@@ -442,7 +425,8 @@ mod tests {
 
     #[test]
     fn path_segments_close_loops_and_skip_non_finite_points() {
-        let v = Vector::new;
+        // In the XY plane, whatever the build's dimension.
+        let v = |x: f32, y: f32| Vector::X * x + Vector::Y * y;
         let square = [v(0.0, 0.0), v(1.0, 0.0), v(1.0, 1.0), v(0.0, 1.0)];
         assert_eq!(path_segments(&square, false).count(), 3);
         let closed: Vec<_> = path_segments(&square, true).collect();
@@ -462,7 +446,7 @@ mod tests {
 
     #[test]
     fn a_shared_path_has_one_key_and_a_loop_another() {
-        let path = Path::new([Vector::ZERO, Vector::new(100.0, 0.0)], 20.0);
+        let path = Path::new([Vector::ZERO, Vector::X * 100.0], 20.0);
         let one = FollowPath::new(path.clone());
         let other = FollowPath {
             current: 1,

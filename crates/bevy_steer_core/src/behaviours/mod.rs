@@ -48,7 +48,7 @@ pub use follow_path::{FollowPath, Path, PathMethod, PathMode, advance_paths};
 pub use pursue::Pursue;
 pub use queue::{Queue, apply_queue};
 pub use seek::Seek;
-pub use wander::{Wander, WanderFrame, WanderMethod, apply_wander};
+pub use wander::{Wander, WanderArea, WanderFrame, WanderMethod, apply_wander};
 
 pub use crate::stepping::{NeighbourBehaviour, SteeringBehaviour};
 pub use crate::targets::{NoTarget, Target, TargetState, target_state};

@@ -5,7 +5,46 @@ use std::time::Duration;
 
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use bevy_steer_core::prelude::*;
+/// The build under test: the tests that mean the same in 2D and in 3D are compiled by both
+/// `bevy_steer_core` and `bevy_steer_core3d`, and name it `steer`.
+#[cfg(feature = "2d")]
+pub use bevy_steer_core as steer;
+#[cfg(feature = "3d")]
+pub use bevy_steer_core3d as steer;
+pub use steer::Vector;
+use steer::math::position_of;
+use steer::prelude::*;
+
+/// The vector `(x, y)`: in 3D at z = 0, so that a scene of the XY plane runs unchanged.
+/// The position of an agent whose translation is `translation`.
+pub fn as_position(translation: Vec3) -> Vector {
+    position_of(&Transform::from_translation(translation))
+}
+
+/// The area between two corners, where a random-target wanderer draws its targets (a rectangle in
+/// 2D, a box in 3D).
+pub fn area(corner: Vector, opposite_corner: Vector) -> steer::behaviours::WanderArea {
+    #[cfg(feature = "2d")]
+    return Rect::from_corners(corner, opposite_corner);
+    #[cfg(feature = "3d")]
+    return bevy::math::bounding::Aabb3d {
+        min: corner.min(opposite_corner).into(),
+        max: corner.max(opposite_corner).into(),
+    };
+}
+
+/// The unit vector at `angle` radians from +X towards +Y (`Vec2::from_angle`, in the XY plane).
+pub fn from_angle(angle: f32) -> Vector {
+    let (sin, cos) = angle.sin_cos();
+    v(cos, sin)
+}
+
+pub fn v(x: f32, y: f32) -> Vector {
+    #[cfg(feature = "2d")]
+    return Vector::new(x, y);
+    #[cfg(feature = "3d")]
+    return Vector::new(x, y, 0.0);
+}
 
 /// Counts the fixed steps run so far.
 #[derive(Resource, Default)]
@@ -78,15 +117,15 @@ pub fn spawn(app: &mut App, bundle: impl Bundle) -> Entity {
     app.world_mut().spawn(bundle).id()
 }
 
-pub fn position(app: &App, entity: Entity) -> Vec2 {
-    app.world()
-        .get::<Transform>(entity)
-        .expect("agent has a Transform")
-        .translation
-        .truncate()
+pub fn position(app: &App, entity: Entity) -> Vector {
+    position_of(
+        app.world()
+            .get::<Transform>(entity)
+            .expect("agent has a Transform"),
+    )
 }
 
-pub fn velocity(app: &App, entity: Entity) -> Vec2 {
+pub fn velocity(app: &App, entity: Entity) -> Vector {
     app.world()
         .get::<Velocity>(entity)
         .expect("agent has a Velocity")
@@ -132,7 +171,7 @@ pub fn assert_agents_sane(app: &mut App) {
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
 #[require(Steering)]
 pub struct Orbit {
-    pub centre: Vec2,
+    pub centre: Vector,
     pub radius: f32,
     pub weight: f32,
 }
@@ -140,7 +179,7 @@ pub struct Orbit {
 impl Orbit {
     pub fn new(radius: f32) -> Self {
         Self {
-            centre: Vec2::ZERO,
+            centre: Vector::ZERO,
             radius,
             weight: 1.0,
         }
@@ -156,12 +195,13 @@ impl SteeringBehaviour for Orbit {
 
     fn force(
         &self,
-        agent: &bevy_steer_core::forces::Boid,
+        agent: &steer::forces::Boid,
         _lookup: impl Fn(Entity) -> Option<TargetState>,
-    ) -> Result<Vec2, NoTarget> {
-        let out = bevy_steer_core::forces::direction_or_zero(agent.position - self.centre);
-        let ahead = self.centre + out * self.radius + out.perp() * self.radius * 0.5;
-        Ok(bevy_steer_core::forces::seek(agent, ahead, 0.0))
+    ) -> Result<Vector, NoTarget> {
+        let out = steer::forces::direction_or_zero(agent.position - self.centre);
+        // Counter-clockwise about +Z (in 3D too: the orbit lies in the XY plane).
+        let ahead = self.centre + out * self.radius + v(-out.y, out.x) * self.radius * 0.5;
+        Ok(steer::forces::seek(agent, ahead, 0.0))
     }
 
     // No entity target to forget.

@@ -1,0 +1,46 @@
+//! Drawing in 3D: circles become spheres.
+
+use bevy::prelude::*;
+use bevy_steer_core::Vector;
+use bevy_steer_core::obstacles::ObstacleShape;
+
+use crate::SteeringGizmos;
+
+type Canvas<'w, 's> = Gizmos<'w, 's, SteeringGizmos>;
+
+pub(crate) fn line(gizmos: &mut Canvas, start: Vector, end: Vector, color: Color) {
+    gizmos.line(start, end, color);
+}
+
+pub(crate) fn arrow(gizmos: &mut Canvas, start: Vector, end: Vector, color: Color) {
+    gizmos.arrow(start, end, color).with_tip_length(6.0);
+}
+
+/// A sphere of `radius` round `centre` (three great circles).
+pub(crate) fn circle(gizmos: &mut Canvas, centre: Vector, radius: f32, color: Color) {
+    gizmos.sphere(Isometry3d::from_translation(centre), radius, color);
+}
+
+/// The outline of `shape` placed at `position`.
+pub(crate) fn outline(gizmos: &mut Canvas, position: Vector, shape: ObstacleShape, color: Color) {
+    match shape {
+        ObstacleShape::Sphere { radius } => circle(gizmos, position, radius, color),
+        ObstacleShape::Box { half_size } => {
+            gizmos.cube(
+                Transform::from_translation(position).with_scale(half_size * 2.0),
+                color,
+            );
+        }
+        ObstacleShape::RotatedBox {
+            half_size,
+            rotation,
+        } => {
+            gizmos.cube(
+                Transform::from_translation(position)
+                    .with_rotation(rotation.normalize())
+                    .with_scale(half_size * 2.0),
+                color,
+            );
+        }
+    }
+}
