@@ -216,8 +216,8 @@ fn setup(
         Color::srgb(0.3, 0.85, 0.35),
         Color::srgb(0.3, 0.5, 0.95),
     ];
-    for squad in 0..3 {
-        let material = materials.add(colours[squad]);
+    for (squad, colour) in colours.into_iter().enumerate() {
+        let material = materials.add(colour);
         let path = patrol(squad);
         for index in 0..SQUAD {
             let start = path.points[0]

@@ -366,8 +366,14 @@ pub fn apply_wander(
                 .zip(steering.bypass_change_detection().chunks_mut(per_job)),
         ) {
             let range = rows.range();
-            let planes = planes_of(*planes, range.clone());
-            jobs.push((rows, wanders, rngs, columns.rows(range), steering, planes));
+            jobs.push((
+                rows,
+                wanders,
+                rngs,
+                columns.rows(range.clone()),
+                steering,
+                planes.of_rows(range),
+            ));
         }
     }
     let findings = run_jobs(
@@ -395,7 +401,7 @@ pub fn apply_wander(
                     if !wander.active() {
                         continue;
                     }
-                    let up = up_in(planes, row);
+                    let up = planes.up(row);
                     let force = match on_lanes {
                         Some(forces) => {
                             wander.turn(false, &mut rngs[row], dt);
@@ -429,27 +435,34 @@ type PlaneColumn = ();
 #[cfg(feature = "3d")]
 type PlaneColumn = Option<&'static crate::planar::Planar>;
 
-/// The planes of the rows `range` of a table.
-#[cfg(feature = "2d")]
-fn planes_of((): (), _range: core::ops::Range<usize>) {}
-#[cfg(feature = "3d")]
-fn planes_of(
-    planes: Option<&[crate::planar::Planar]>,
-    range: core::ops::Range<usize>,
-) -> Option<&[crate::planar::Planar]> {
-    planes.map(|planes| &planes[range])
+/// The planes of a table's agents, as its plane column gives them.
+trait PlaneRows: Copy {
+    /// Those of the rows `range`.
+    fn of_rows(self, range: core::ops::Range<usize>) -> Self;
+    /// The up of the plane the agent in `row` keeps to, if it is a ground unit.
+    fn up(self, row: usize) -> Option<Vector>;
 }
 
-/// The up of the plane the agent in `row` keeps to, if it is a ground unit.
-#[cfg(feature = "2d")]
-#[inline]
-fn up_in((): (), _row: usize) -> Option<Vector> {
-    None
+/// 2D: no agent keeps to a plane of its own.
+impl PlaneRows for () {
+    fn of_rows(self, _range: core::ops::Range<usize>) -> Self {}
+
+    #[inline]
+    fn up(self, _row: usize) -> Option<Vector> {
+        None
+    }
 }
+
 #[cfg(feature = "3d")]
-#[inline]
-fn up_in(planes: Option<&[crate::planar::Planar]>, row: usize) -> Option<Vector> {
-    planes.map(|planes| planes[row].valid_up().unwrap_or(Vector::Y))
+impl PlaneRows for Option<&[crate::planar::Planar]> {
+    fn of_rows(self, range: core::ops::Range<usize>) -> Self {
+        self.map(|planes| &planes[range])
+    }
+
+    #[inline]
+    fn up(self, row: usize) -> Option<Vector> {
+        self.map(|planes| planes[row].valid_up().unwrap_or(Vector::Y))
+    }
 }
 
 fn wander_forces(world: &mut World, forces: &mut Vec<(Vector, Vector)>) {
