@@ -5,20 +5,24 @@ mod common;
 
 use bevy::prelude::*;
 use bevy_steer_core::prelude::*;
+use common::doors::*;
 use common::*;
 use rand::rngs::Xoshiro128PlusPlus;
 use rand::{RngExt, SeedableRng};
 
-#[derive(Component, Default)]
-struct Walker;
-
 /// The walkers are discs of this radius.
 const RADIUS: f32 = 8.0;
-const WALL_HALF_THICKNESS: f32 = 6.0;
-const WALL_LENGTH: f32 = 600.0;
 const WALKERS: usize = 30;
 const SECONDS: u32 = 60;
-const ONWARD: Vec2 = Vec2::new(10_000.0, 0.0);
+
+fn scene(door_width: f32) -> DoorScene {
+    DoorScene {
+        radius: RADIUS,
+        door_half_width: door_width / 2.0,
+        wall_half_thickness: 6.0,
+        wall_length: 600.0,
+    }
+}
 
 /// How the crowd starts.
 #[derive(Clone, Copy, Debug)]
@@ -38,26 +42,10 @@ struct Outcome {
     closest_pair: f32,
 }
 
-fn walk_on(mut walkers: Query<(&Transform, &mut Seek), With<Walker>>) {
-    for (transform, mut seek) in &mut walkers {
-        if transform.translation.x > 0.0 {
-            seek.target = Some(Target::Point(ONWARD));
-        }
-    }
-}
-
 fn run(door_width: f32, crowd: Crowd, queue: Option<Queue>, seed: u64) -> Outcome {
-    let mut app = create_app(60.0);
-    app.add_plugins(SpatialIndexPlugin::<Walker>::new(30.0))
-        .add_queue::<Walker>()
-        .add_neighbour_behaviour::<Separation, Walker>()
-        .add_systems(SteeringSchedule, walk_on.in_set(SteeringSystems::Decide));
-    let half = door_width / 2.0;
-    for side in [1.0, -1.0] {
-        let centre = Vec2::new(0.0, side * (half + WALL_LENGTH / 2.0));
-        let block = Obstacle::rectangle(Vec2::new(2.0 * WALL_HALF_THICKNESS, WALL_LENGTH));
-        spawn(&mut app, (block, at(centre.x, centre.y)));
-    }
+    let scene = scene(door_width);
+    let half = scene.door_half_width;
+    let (mut app, _) = scene.app();
     let mut rng = Xoshiro128PlusPlus::seed_from_u64(seed);
     let starts: Vec<Vec2> = (0..WALKERS)
         .map(|index| {
@@ -79,26 +67,9 @@ fn run(door_width: f32, crowd: Crowd, queue: Option<Queue>, seed: u64) -> Outcom
         .collect();
     let walkers: Vec<Entity> = starts
         .iter()
-        .map(|start| {
-            let mut walker = app.world_mut().spawn((
-                Walker,
-                at(start.x, start.y),
-                MaxSpeed(60.0),
-                MaxForce(324.0),
-                Seek::new(Vec2::ZERO).with_slowing_radius(0.0),
-                Separation::new(3.0 * RADIUS)
-                    .with_method(SeparationMethod::ByDistance)
-                    .with_strength(240.0),
-                AvoidObstacles::new(2.0 * RADIUS, RADIUS),
-            ));
-            if let Some(queue) = queue {
-                walker.insert(queue);
-            }
-            walker.id()
-        })
+        .map(|&start| scene.spawn_walker(&mut app, start, 1.0, queue))
         .collect();
-    let mut overlapping = std::collections::BTreeSet::new();
-    let mut closest_pair = f32::INFINITY;
+    let mut spacing = Spacing::new();
     let mut through = 0;
     let mut positions = Vec::with_capacity(WALKERS);
     for _ in 0..60 * SECONDS {
@@ -106,28 +77,16 @@ fn run(door_width: f32, crowd: Crowd, queue: Option<Queue>, seed: u64) -> Outcom
         assert_agents_sane(&mut app);
         positions.clear();
         positions.extend(walkers.iter().map(|&walker| position(&app, walker)));
-        for (i, a) in positions.iter().enumerate() {
-            for (j, b) in positions.iter().enumerate().skip(i + 1) {
-                let distance = a.distance(*b);
-                closest_pair = closest_pair.min(distance);
-                // To rounding: the personal space keeps centres `2 r` apart, give or take an ulp.
-                if distance < 2.0 * RADIUS - 1e-3 {
-                    overlapping.insert((i, j));
-                }
-            }
-        }
-        through = positions
-            .iter()
-            .filter(|p| p.x > WALL_HALF_THICKNESS + RADIUS)
-            .count();
+        spacing.watch(&positions, RADIUS);
+        through = positions.iter().filter(|&&p| scene.through(p, 1.0)).count();
         if through == WALKERS {
             break;
         }
     }
     Outcome {
         through,
-        overlapping_pairs: overlapping.len(),
-        closest_pair,
+        overlapping_pairs: spacing.overlapping.len(),
+        closest_pair: spacing.closest_pair,
     }
 }
 

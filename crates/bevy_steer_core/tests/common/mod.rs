@@ -7,6 +7,8 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_steer_core::prelude::*;
 
+pub mod doors;
+
 /// Counts the fixed steps run so far.
 #[derive(Resource, Default)]
 pub struct StepCount(pub u32);
