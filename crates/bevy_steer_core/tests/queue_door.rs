@@ -20,6 +20,7 @@ const SCENE: DoorScene = DoorScene {
     door_half_width: 8.0,
     wall_half_thickness: 6.0,
     wall_length: 400.0,
+    keep_right: 0.0,
 };
 const WALKERS: usize = 30;
 /// The time the crowd has to get through, in seconds.

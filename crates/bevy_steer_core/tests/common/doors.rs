@@ -12,9 +12,26 @@ use super::{at, create_app, spawn};
 #[derive(Component, Default)]
 pub struct Walker;
 
-/// Which way a walker goes through the door: `1.0` towards +x, `-1.0` towards -x.
+/// How a walker goes through the door: `direction` `1.0` towards +x, `-1.0` towards -x, and
+/// `keep_right` from the doorway's axis to its right.
 #[derive(Component, Clone, Copy)]
-pub struct Crossing(pub f32);
+pub struct Crossing {
+    pub direction: f32,
+    pub keep_right: f32,
+}
+
+impl Crossing {
+    /// Where the walker aims: the doorway, `keep_right` to its right of the axis, and once in it,
+    /// on along its lane.
+    pub fn aim(&self, through: bool) -> Vec2 {
+        let lane = Vec2::new(0.0, -self.direction * self.keep_right);
+        if through {
+            ONWARD * self.direction + lane
+        } else {
+            lane
+        }
+    }
+}
 
 /// Where walkers go once in the doorway: on along its axis, far away, so that those through do
 /// not stand in the way of the rest.
@@ -30,6 +47,8 @@ pub struct DoorScene {
     pub wall_half_thickness: f32,
     /// How far the wall reaches up and down from the doorway.
     pub wall_length: f32,
+    /// How far to their right of the doorway's axis walkers aim (zero: on it).
+    pub keep_right: f32,
 }
 
 impl DoorScene {
@@ -52,8 +71,8 @@ impl DoorScene {
         (app, walls)
     }
 
-    /// A walker at `start` going through the door towards `direction` (`1.0`: +x, `-1.0`: -x):
-    /// slow, with the tutorial's force (5.4 per frame at 60 frames a second), seeking the doorway
+    /// A walker at `start` going through the door towards `direction` (`1.0`: +x, `-1.0`: -x),
+    /// keeping right by [`keep_right`](Self::keep_right): slow, with the tutorial's force (5.4 per frame at 60 frames a second), seeking the doorway
     /// at full speed, separation within `3 r`, a short look-ahead for the wall (so that walkers
     /// do not shy from the doorway's edges), and `queue` if any.
     pub fn spawn_walker(
@@ -64,13 +83,17 @@ impl DoorScene {
         queue: Option<Queue>,
     ) -> Entity {
         let radius = self.radius;
+        let crossing = Crossing {
+            direction,
+            keep_right: self.keep_right,
+        };
         let mut walker = app.world_mut().spawn((
             Walker,
-            Crossing(direction),
+            crossing,
             at(start.x, start.y),
             MaxSpeed(60.0),
             MaxForce(324.0),
-            Seek::new(Vec2::ZERO).with_slowing_radius(0.0),
+            Seek::new(crossing.aim(false)).with_slowing_radius(0.0),
             Separation::new(3.0 * radius)
                 .with_method(SeparationMethod::ByDistance)
                 .with_strength(240.0),
@@ -90,11 +113,11 @@ impl DoorScene {
 }
 
 /// As in the tutorial's demo (and the `queue` example), walkers seek the doorway; once in it,
-/// they walk on.
+/// they walk on (in their lane, if they keep right).
 fn walk_on(mut walkers: Query<(&Transform, &mut Seek, &Crossing), With<Walker>>) {
     for (transform, mut seek, crossing) in &mut walkers {
-        if transform.translation.x * crossing.0 > 0.0 {
-            seek.target = Some(Target::Point(ONWARD * crossing.0));
+        if transform.translation.x * crossing.direction > 0.0 {
+            seek.target = Some(Target::Point(crossing.aim(true)));
         }
     }
 }
