@@ -10,7 +10,8 @@
 # the version of `wasm-bindgen` in Cargo.lock (the two must match exactly).
 #
 # Variables:
-#   WEB_PROFILE       cargo profile (default `release`; sizes in docs/performance.md, "In the browser")
+#   WEB_PROFILE       cargo profile (default `release`); `web` for a page to publish: half the size,
+#                     as fast, a much slower build (docs/performance.md, "In the browser")
 #   WEB_OUT           where the site goes (default $CARGO_TARGET_DIR/site)
 #   WASM_OPT=1        also run wasm-opt -Oz on each module, when wasm-opt is installed (binaryen)
 #   CARGO_TARGET_DIR  default target/web, apart from the native builds, so that a web build neither

@@ -12,7 +12,8 @@
 # local server, and any other request fails the test.
 #
 # Variables: WEB_OUT (default target/web-test) for screenshots, console logs and results.json;
-# WEB_SKIP_BUILD=1 to test the site already built; the variables of web/build.sh.
+# WEB_OUT_SITE (default $CARGO_TARGET_DIR/site) for the site built and served; WEB_SKIP_BUILD=1 to
+# test the site already built; the variables of web/build.sh (WEB_PROFILE=web tests that profile).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 

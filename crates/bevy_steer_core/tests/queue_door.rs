@@ -5,32 +5,26 @@ mod common;
 
 use bevy::prelude::*;
 use bevy_steer_core::prelude::*;
+use common::doors::*;
 use common::*;
 use rand::rngs::Xoshiro128PlusPlus;
 use rand::{RngExt, SeedableRng};
 
-/// A walker of the crowd.
-#[derive(Component, Default)]
-struct Walker;
-
 /// The walkers are discs of this radius: two overlap when their centres are closer than `2 r`.
 const RADIUS: f32 = 5.0;
-/// Half the doorway's width: the doorway (16) is wider than one walker (10) and narrower than two
-/// (20), so only one fits through at a time.
-const DOOR_HALF_WIDTH: f32 = 8.0;
-/// Half the wall's thickness; the wall stands across the x axis at x = 0.
-const WALL_HALF_THICKNESS: f32 = 6.0;
-/// How far the wall reaches up and down from the doorway: far beyond the crowd, so the only way
-/// past it is the doorway.
-const WALL_LENGTH: f32 = 400.0;
+/// The wall across the x axis at x = 0, its doorway (16) wider than one walker (10) and narrower
+/// than two (20), so only one fits through at a time; it reaches far beyond the crowd up and down,
+/// so the only way past it is the doorway.
+const SCENE: DoorScene = DoorScene {
+    radius: RADIUS,
+    door_half_width: 8.0,
+    wall_half_thickness: 6.0,
+    wall_length: 400.0,
+    keep_right: 0.0,
+};
 const WALKERS: usize = 30;
 /// The time the crowd has to get through, in seconds.
 const SECONDS: u32 = 90;
-/// A walker is through once its whole disc is past the wall.
-const THROUGH: f32 = WALL_HALF_THICKNESS + RADIUS;
-/// Where walkers go once in the doorway: on along its axis, far away, so that those through do not
-/// stand in the way of the rest.
-const ONWARD: Vec2 = Vec2::new(10_000.0, 0.0);
 
 /// What happened in a run.
 #[derive(Debug)]
@@ -45,33 +39,12 @@ struct Outcome {
     nearest_wall: f32,
 }
 
-/// As in the tutorial's demo (and the `queue` example), walkers seek the doorway; once in it, they
-/// walk on.
-fn walk_on(mut walkers: Query<(&Transform, &mut Seek), With<Walker>>) {
-    for (transform, mut seek) in &mut walkers {
-        if transform.translation.x > 0.0 {
-            seek.target = Some(Target::Point(ONWARD));
-        }
-    }
-}
-
 /// Thirty walkers, a jittered block of 5 by 6 at twice their radius apart (edge to edge) in front
 /// of the wall, centred on the doorway's axis, seek the doorway, queue with `queue`, keep apart
 /// with separation and steer round the wall; the run ends when all are through or after
 /// [`SECONDS`]. Every step, checks that all are sane and that none has gone round the wall.
 fn run_through_the_door(queue: Queue) -> Outcome {
-    let mut app = create_app(60.0);
-    app.add_plugins(SpatialIndexPlugin::<Walker>::new(30.0))
-        .add_queue::<Walker>()
-        .add_neighbour_behaviour::<Separation, Walker>()
-        .add_systems(SteeringSchedule, walk_on.in_set(SteeringSystems::Decide));
-    // The wall: two boxes, above and below the doorway.
-    let walls = [1.0, -1.0].map(|side| {
-        let centre = Vec2::new(0.0, side * (DOOR_HALF_WIDTH + WALL_LENGTH / 2.0));
-        let block = Obstacle::rectangle(Vec2::new(2.0 * WALL_HALF_THICKNESS, WALL_LENGTH));
-        spawn(&mut app, (block, at(centre.x, centre.y)));
-        (centre, block)
-    });
+    let (mut app, walls) = SCENE.app();
     let pitch = 4.0 * RADIUS;
     let mut rng = Xoshiro128PlusPlus::seed_from_u64(13);
     let walkers: Vec<Entity> = (0..WALKERS)
@@ -80,23 +53,7 @@ fn run_through_the_door(queue: Queue) -> Outcome {
             let jitter = Vec2::new(rng.random_range(-1.0..=1.0), rng.random_range(-1.0..=1.0))
                 * (RADIUS * 0.4);
             let start = Vec2::new(-60.0 - column * pitch, (row - 2.5) * pitch) + jitter;
-            spawn(
-                &mut app,
-                (
-                    Walker,
-                    at(start.x, start.y),
-                    // Slow walkers with the tutorial's force (5.4 per frame at 60 frames a second).
-                    MaxSpeed(60.0),
-                    MaxForce(324.0),
-                    Seek::new(Vec2::ZERO).with_slowing_radius(0.0),
-                    queue,
-                    Separation::new(3.0 * RADIUS)
-                        .with_method(SeparationMethod::ByDistance)
-                        .with_strength(240.0),
-                    // A short look-ahead, so that walkers do not shy from the doorway's edges.
-                    AvoidObstacles::new(2.0 * RADIUS, RADIUS),
-                ),
-            )
+            SCENE.spawn_walker(&mut app, start, 1.0, Some(queue))
         })
         .collect();
     let mut outcome = Outcome {
@@ -113,7 +70,7 @@ fn run_through_the_door(queue: Queue) -> Outcome {
         positions.extend(walkers.iter().map(|&walker| position(&app, walker)));
         for (i, a) in positions.iter().enumerate() {
             assert!(
-                a.y.abs() < DOOR_HALF_WIDTH + WALL_LENGTH,
+                a.y.abs() < SCENE.door_half_width + SCENE.wall_length,
                 "walker {i} went round the wall: {a}"
             );
             for b in &positions[i + 1..] {
@@ -124,7 +81,7 @@ fn run_through_the_door(queue: Queue) -> Outcome {
                 outcome.nearest_wall = outcome.nearest_wall.min(distance);
             }
         }
-        outcome.through = positions.iter().filter(|p| p.x > THROUGH).count();
+        outcome.through = positions.iter().filter(|&&p| SCENE.through(p, 1.0)).count();
         if outcome.through == WALKERS {
             outcome.all_through_at = Some(number as f32 / 60.0);
             break;

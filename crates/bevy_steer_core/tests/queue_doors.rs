@@ -5,20 +5,31 @@ mod common;
 
 use bevy::prelude::*;
 use bevy_steer_core::prelude::*;
+use common::doors::*;
 use common::*;
 use rand::rngs::Xoshiro128PlusPlus;
 use rand::{RngExt, SeedableRng};
 
-#[derive(Component, Default)]
-struct Walker;
-
 /// The walkers are discs of this radius.
 const RADIUS: f32 = 8.0;
-const WALL_HALF_THICKNESS: f32 = 6.0;
-const WALL_LENGTH: f32 = 600.0;
 const WALKERS: usize = 30;
 const SECONDS: u32 = 60;
-const ONWARD: Vec2 = Vec2::new(10_000.0, 0.0);
+
+fn scene(door_width: f32, crowd: Crowd) -> DoorScene {
+    let door_half_width = door_width / 2.0;
+    DoorScene {
+        radius: RADIUS,
+        door_half_width,
+        wall_half_thickness: 6.0,
+        wall_length: 600.0,
+        // Crowds going both ways keep right: each aims at the middle of its half of the room
+        // the doorway leaves a walker's centre.
+        keep_right: match crowd {
+            Crowd::Opposite => (door_half_width - RADIUS) / 2.0,
+            _ => 0.0,
+        },
+    }
+}
 
 /// How the crowd starts.
 #[derive(Clone, Copy, Debug)]
@@ -28,36 +39,35 @@ enum Crowd {
     /// Two lines of 15 along the wall, above and below the door, walking towards it from both
     /// sides (each walker's front neighbour from the other side is in front of it).
     BothSides,
+    /// Two blocks of 3 by 5, one on each side of the wall, going through the door in opposite
+    /// directions at the same time.
+    Opposite,
+}
+
+impl Crowd {
+    /// Which way walker `index` crosses.
+    fn direction(self, index: usize) -> f32 {
+        match self {
+            Crowd::Opposite if index % 2 == 1 => -1.0,
+            _ => 1.0,
+        }
+    }
 }
 
 #[derive(Debug)]
 struct Outcome {
     through: usize,
+    /// Of them, those going towards +x and towards -x.
+    through_each: [usize; 2],
     /// Pairs of walkers that overlapped (centres closer than `2 r`) at some step.
     overlapping_pairs: usize,
     closest_pair: f32,
 }
 
-fn walk_on(mut walkers: Query<(&Transform, &mut Seek), With<Walker>>) {
-    for (transform, mut seek) in &mut walkers {
-        if transform.translation.x > 0.0 {
-            seek.target = Some(Target::Point(ONWARD));
-        }
-    }
-}
-
 fn run(door_width: f32, crowd: Crowd, queue: Option<Queue>, seed: u64) -> Outcome {
-    let mut app = create_app(60.0);
-    app.add_plugins(SpatialIndexPlugin::<Walker>::new(30.0))
-        .add_queue::<Walker>()
-        .add_neighbour_behaviour::<Separation, Walker>()
-        .add_systems(SteeringSchedule, walk_on.in_set(SteeringSystems::Decide));
-    let half = door_width / 2.0;
-    for side in [1.0, -1.0] {
-        let centre = Vec2::new(0.0, side * (half + WALL_LENGTH / 2.0));
-        let block = Obstacle::rectangle(Vec2::new(2.0 * WALL_HALF_THICKNESS, WALL_LENGTH));
-        spawn(&mut app, (block, at(centre.x, centre.y)));
-    }
+    let scene = scene(door_width, crowd);
+    let half = scene.door_half_width;
+    let (mut app, _) = scene.app();
     let mut rng = Xoshiro128PlusPlus::seed_from_u64(seed);
     let starts: Vec<Vec2> = (0..WALKERS)
         .map(|index| {
@@ -74,101 +84,100 @@ fn run(door_width: f32, crowd: Crowd, queue: Option<Queue>, seed: u64) -> Outcom
                     let (column, row) = (((index / 2) % 3) as f32, (index / 6) as f32);
                     Vec2::new(-40.0 - column * pitch, side * (half + 40.0 + row * pitch)) + jitter
                 }
+                Crowd::Opposite => {
+                    let (column, row) = (((index / 2) % 3) as f32, (index / 6) as f32);
+                    let start = Vec2::new(-60.0 - column * pitch, (row - 2.0) * pitch) + jitter;
+                    Vec2::new(start.x * crowd.direction(index), start.y)
+                }
             }
         })
         .collect();
     let walkers: Vec<Entity> = starts
         .iter()
-        .map(|start| {
-            let mut walker = app.world_mut().spawn((
-                Walker,
-                at(start.x, start.y),
-                MaxSpeed(60.0),
-                MaxForce(324.0),
-                Seek::new(Vec2::ZERO).with_slowing_radius(0.0),
-                Separation::new(3.0 * RADIUS)
-                    .with_method(SeparationMethod::ByDistance)
-                    .with_strength(240.0),
-                AvoidObstacles::new(2.0 * RADIUS, RADIUS),
-            ));
-            if let Some(queue) = queue {
-                walker.insert(queue);
-            }
-            walker.id()
-        })
+        .enumerate()
+        .map(|(index, &start)| scene.spawn_walker(&mut app, start, crowd.direction(index), queue))
         .collect();
-    let mut overlapping = std::collections::BTreeSet::new();
-    let mut closest_pair = f32::INFINITY;
+    let mut spacing = Spacing::new();
     let mut through = 0;
+    let mut through_each = [0; 2];
     let mut positions = Vec::with_capacity(WALKERS);
     for _ in 0..60 * SECONDS {
         step(&mut app, 1);
         assert_agents_sane(&mut app);
         positions.clear();
         positions.extend(walkers.iter().map(|&walker| position(&app, walker)));
-        for (i, a) in positions.iter().enumerate() {
-            for (j, b) in positions.iter().enumerate().skip(i + 1) {
-                let distance = a.distance(*b);
-                closest_pair = closest_pair.min(distance);
-                // To rounding: the personal space keeps centres `2 r` apart, give or take an ulp.
-                if distance < 2.0 * RADIUS - 1e-3 {
-                    overlapping.insert((i, j));
-                }
-            }
-        }
-        through = positions
-            .iter()
-            .filter(|p| p.x > WALL_HALF_THICKNESS + RADIUS)
-            .count();
+        spacing.watch(&positions, RADIUS);
+        through_each = [1.0, -1.0].map(|direction| {
+            positions
+                .iter()
+                .enumerate()
+                .filter(|&(index, &p)| {
+                    crowd.direction(index) == direction && scene.through(p, direction)
+                })
+                .count()
+        });
+        through = through_each[0] + through_each[1];
         if through == WALKERS {
             break;
         }
     }
     Outcome {
         through,
-        overlapping_pairs: overlapping.len(),
-        closest_pair,
+        through_each,
+        overlapping_pairs: spacing.overlapping.len(),
+        closest_pair: spacing.closest_pair,
     }
 }
 
 /// The issue's crowd: radius 8, personal space 16 (`2 r`, as the docs recommend), the default
-/// queue; doors three, five and eight radii wide; a block in front and two lines along the wall.
-/// Each scene is run from three jittered starts, and the counts summed: a crowd at a narrow door
-/// is chaotic, one run says little.
+/// queue; doors three, five and eight radii wide; a block in front, two lines along the wall, and
+/// two blocks going through the door in opposite directions (keeping right). Each scene is run
+/// from three jittered starts, and the counts summed: a crowd at a narrow door is chaotic, one run
+/// says little. With Queue, no two walkers ever overlap, and at least as many get through as
+/// without it, on every layout. Crowds going both ways get through a door eight radii wide (room
+/// for two side by side with space to spare), at least 80 % of each; through narrower doors the
+/// counts are only printed and held to no fewer than without Queue: a door three radii wide
+/// takes one walker at a time, and two crowds pressing into it from both sides jam with or
+/// without Queue.
 #[test]
 fn queued_crowds_flow_through_doors_without_overlap_and_no_slower() {
     let queue = Queue::default().with_min_distance(2.0 * RADIUS);
     let mut failures = Vec::new();
     for door in [3.0 * RADIUS, 5.0 * RADIUS, 8.0 * RADIUS] {
-        for crowd in [Crowd::Block, Crowd::BothSides] {
+        for crowd in [Crowd::Block, Crowd::BothSides, Crowd::Opposite] {
             let (mut queued, mut free, mut overlaps, mut free_overlaps) = (0, 0, 0, 0);
+            let (mut queued_each, mut free_each) = ([0; 2], [0; 2]);
             let mut closest = f32::INFINITY;
             for seed in [26, 27, 28] {
                 let with = run(door, crowd, Some(queue), seed);
                 let without = run(door, crowd, None, seed);
                 queued += with.through;
                 free += without.through;
+                for side in 0..2 {
+                    queued_each[side] += with.through_each[side];
+                    free_each[side] += without.through_each[side];
+                }
                 overlaps += with.overlapping_pairs;
                 free_overlaps += without.overlapping_pairs;
                 closest = closest.min(with.closest_pair);
             }
             println!(
                 "door {door} wide, {crowd:?}, 3 runs of {WALKERS} for {SECONDS} s: with Queue \
-                 {queued} through, {overlaps} overlapping pairs (closest {closest:.2}); without \
-                 {free} through, {free_overlaps} overlapping pairs"
+                 {queued} through ({} towards +x, {} towards -x), {overlaps} overlapping pairs \
+                 (closest {closest:.2}); without {free} through ({} and {}), {free_overlaps} \
+                 overlapping pairs",
+                queued_each[0], queued_each[1], free_each[0], free_each[1],
             );
-            // Known shortfall: two lines along the wall into a door three radii wide get fewer
-            // through than the same crowd pushing through each other (73 against 83 when
-            // measured); held to 85 % here so that it cannot get worse unseen.
-            let enough = if door == 3.0 * RADIUS && matches!(crowd, Crowd::BothSides) {
-                queued as f32 >= 0.85 * free as f32
-            } else {
-                queued >= free
-            };
-            if overlaps > 0 || !enough {
+            let each_way = 3 * WALKERS / 2;
+            let mostly = !matches!(crowd, Crowd::Opposite)
+                || door < 8.0 * RADIUS
+                || queued_each
+                    .iter()
+                    .all(|&n| n as f32 >= 0.8 * each_way as f32);
+            if overlaps > 0 || queued < free || !mostly {
                 failures.push(format!(
-                    "door {door}, {crowd:?}: {queued} through with {overlaps} overlaps, \
-                     {free} without"
+                    "door {door}, {crowd:?}: {queued} through {queued_each:?} with {overlaps} \
+                     overlaps, {free} {free_each:?} without"
                 ));
             }
         }

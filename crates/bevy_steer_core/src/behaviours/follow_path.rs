@@ -116,11 +116,13 @@ pub enum PathMode {
 #[reflect(Default, Debug, PartialEq, Hash, Clone)]
 pub enum PathMethod {
     /// The tutorial's: seek the current node at full speed, and move on to the next once within
-    /// the path's radius of it, or once past it: when the node is behind the follower (it moves
-    /// away from it), beyond the line through it square to the segment that leads to it, and
-    /// within the path's radius plus [`passing_reach`](FollowPath::passing_reach) (a follower that
-    /// misses a node goes on instead of circling back to it). A node missed by more than that is
-    /// turned back to.
+    /// the path's radius of it, or once past it: when the follower has drawn level with it
+    /// (beyond the line through the node square to the segment that leads to it), still moves the
+    /// way that segment goes (its velocity has a part along it), and is within the path's radius
+    /// plus [`passing_reach`](FollowPath::passing_reach). A follower that misses a node, even one
+    /// already turning back towards it (a heavy agent swung wide of a bend), goes on to the next
+    /// instead of circling back to it. A node missed by more than that, or one the follower
+    /// drew level with while moving against the path (pushed back past it), is turned back to.
     #[default]
     Tutorial,
     /// Reynolds': project the follower onto the spine and steer towards the point a look-ahead
@@ -328,8 +330,8 @@ impl FollowPath {
     ///
     /// With the tutorial's method, a node reached gives way to the next, at most one per call:
     /// reached within the path's radius, or passed (see [`PathMethod::Tutorial`]: the agent is
-    /// beyond the line through the node square to the segment that leads to it, moving away from
-    /// it, and within the radius plus its [`passing_reach`](Self::passing_reach)). The first
+    /// beyond the line through the node square to the segment that leads to it, moving the way
+    /// that segment goes, and within the radius plus its [`passing_reach`](Self::passing_reach)). The first
     /// node of a one-way path or a loop's first lap has no segment leading to it: only the radius
     /// counts. With Reynolds' method, `current` becomes the node ahead on the segment nearest the
     /// agent, and a patrol reverses once the agent's projection on the spine is within the path's
@@ -358,7 +360,7 @@ impl FollowPath {
                     let (offset, incoming) = (position - node, node - points[previous]);
                     velocity.is_finite()
                         && offset.dot(incoming) > 0.0
-                        && offset.dot(velocity) > 0.0
+                        && incoming.dot(velocity) > 0.0
                         && distance <= radius + self.passing_reach(length(velocity))
                 };
                 if distance <= radius || passed() {
@@ -970,7 +972,13 @@ mod tests {
         // 15 beyond node 1 (100, 0), moving on along x: passed.
         assert!(follow.advance_moving(v(115.0, 0.0), v(180.0, 0.0)));
         assert_eq!(follow.current, 2);
-        // Short of it, or at rest, or moving back towards it: not.
+        // Swung wide beside it, already turning back towards it but still moving on along the
+        // segment: passed (a heavy agent would otherwise loop round it).
+        let mut wide = FollowPath::new(Path::new(l_shape(), 10.0));
+        wide.current = 1;
+        assert!(wide.advance_moving(v(102.0, -40.0), v(60.0, 150.0)));
+        assert_eq!(wide.current, 2);
+        // Short of it, or at rest, or moving back against the segment: not.
         for (position, velocity) in [
             (v(85.0, 3.0), v(180.0, 0.0)),
             (v(115.0, 0.0), Vector::ZERO),

@@ -42,11 +42,24 @@ use crate::tunable::{DISTANCE, FRACTION, Tunable, WEIGHT};
 ///   of the closing speed;
 /// - the brake and the hard stop act only along the line to that agent, on the speed it closes in
 ///   at, so that the agent still slides sideways, into a doorway beside the agent ahead;
-/// - two agents each within 45 degrees of the other's heading (converging head-on, or from both
-///   sides along a wall towards a door) do not both wait, which would stop both: the one further
-///   along their shared heading (the sum of their headings) goes first, or on a tie (head-on, side
-///   by side) the lesser entity; only the other brakes. The rule does not depend on the order
-///   agents are visited in, so runs stay reproducible.
+/// - it does not wait for an oncoming agent (one whose velocity has a part against the agent's
+///   heading): passing one is left to separation, avoidance and the personal space below;
+/// - two agents each within 45 degrees of the other's heading (converging from both sides along a
+///   wall towards a door, or head-on while still at rest) do not both wait, which would stop
+///   both: the one further along their shared heading (the sum of their headings) goes first, or
+///   on a tie (side by side) the lesser entity; only the other brakes;
+/// - it gives way: an agent moving towards another that comes at it (at more than a quarter of
+///   the agent's own [`MaxSpeed`] along the line between them) and is not going its way (its
+///   heading more than 45 degrees off), the lesser entity of the two going first, keeps twice its
+///   personal space from it: it closes in no faster than the other recedes plus 10 per second
+///   for each unit of distance beyond that, and backs off (at most at its own speed) when nearer.
+///   The personal space alone splits the room between two agents evenly, and two walkers
+///   pressing into a doorway from both sides, or meeting in it, then hold each other at its
+///   mouth, neither able to get in; the one giving way lets the other through.
+///
+/// None of these choices depends on the order agents are visited in (the other agents' positions
+/// and velocities are the spatial index's, taken at the start of the step, and each choice is a
+/// maximum or a minimum), so runs stay reproducible at any thread count.
 ///
 /// Without a personal space, queue brakes as the tutorial's does: the brake is then all that keeps
 /// agents apart. The defaults are the tutorial demo's (`MAX_QUEUE_AHEAD = 30`, `MAX_QUEUE_RADIUS = 30`,
@@ -59,7 +72,8 @@ use crate::tunable::{DISTANCE, FRACTION, Tunable, WEIGHT};
 /// ([`keep_apart`](Self::keep_apart)). When that limits the velocity, queue settles the step
 /// itself: it works out the velocity integration would give (the steering truncated to
 /// [`MaxForce`], over [`Mass`], capped at [`MaxSpeed`]), limits it, writes it to [`Velocity`] and
-/// clears [`Steering`]. Two agents that both keep the same `min_distance` therefore never come
+/// clears [`Steering`]; so it does when the agent gives way (above), the stricter of the two
+/// limits applying. Two agents that both keep the same `min_distance` therefore never come
 /// closer than it (to rounding): discs of radius `r` with a `min_distance` of at least `2 r` never
 /// overlap. An agent without it (or with a smaller one) may still walk into another's space, and
 /// agents already closer than `min_distance` are only kept from coming closer still. Like the
@@ -224,35 +238,55 @@ impl Queue {
                 )
             })
         });
-        let mut kept = velocity;
-        for _ in 0..KEEP_APART_ROUNDS {
-            let mut worst: Option<(f32, Entity, Vector)> = None;
-            for (entity, direction, allowed) in limits.clone() {
-                let excess = kept.dot(direction) - allowed;
-                if excess > 0.0
-                    && worst.is_none_or(|(most, most_entity, _)| {
-                        excess > most || (excess == most && entity < most_entity)
-                    })
-                {
-                    worst = Some((excess, entity, direction));
-                }
-            }
-            let Some((excess, _, direction)) = worst else {
-                break;
-            };
-            kept -= direction * excess;
-        }
-        let scale = limits.fold(1.0_f32, |scale, (_, direction, allowed)| {
-            let towards = kept.dot(direction);
-            if towards > allowed {
-                scale.min(allowed / towards)
-            } else {
-                scale
-            }
-        });
-        kept *= scale;
+        let kept = limit_approach(velocity, limits);
         (kept != velocity).then_some(kept)
     }
+}
+
+/// The velocity `velocity` limited by `limits` (per other agent: its entity, the unit direction
+/// to it, and the speed towards it allowed, which may be below zero: move away at that speed).
+/// The limit the velocity crosses furthest (ties to the lesser entity) takes off the velocity's
+/// excess along it, up to [`KEEP_APART_ROUNDS`] times, so that the agent slides past instead of
+/// stopping; then, should the velocity still cross some limit (counted from zero for those below
+/// it), it is scaled down to the strictest, and it is never left faster than `velocity`. Each
+/// choice is a maximum or a minimum, so the result does not depend on the order of `limits`.
+fn limit_approach(
+    velocity: Vector,
+    limits: impl Iterator<Item = (Entity, Vector, f32)> + Clone,
+) -> Vector {
+    let mut kept = velocity;
+    for _ in 0..KEEP_APART_ROUNDS {
+        let mut worst: Option<(f32, Entity, Vector)> = None;
+        for (entity, direction, allowed) in limits.clone() {
+            let excess = kept.dot(direction) - allowed;
+            if excess > 0.0
+                && worst.is_none_or(|(most, most_entity, _)| {
+                    excess > most || (excess == most && entity < most_entity)
+                })
+            {
+                worst = Some((excess, entity, direction));
+            }
+        }
+        let Some((excess, _, direction)) = worst else {
+            break;
+        };
+        kept -= direction * excess;
+    }
+    let scale = limits.fold(1.0_f32, |scale, (_, direction, allowed)| {
+        let towards = kept.dot(direction);
+        let allowed = allowed.max(0.0);
+        if towards > allowed {
+            scale.min(allowed / towards)
+        } else {
+            scale
+        }
+    });
+    kept *= scale;
+    let (speed, most) = (length(kept), length(velocity));
+    if speed > most {
+        kept *= most / speed;
+    }
+    kept
 }
 
 /// How many times [`Queue::keep_apart`] takes the excess off the velocity along the limit it
@@ -276,7 +310,7 @@ pub fn apply_queue<M: Component>(
         ),
         With<M>,
     >,
-    mut near: Local<Vec<(Entity, Vector)>>,
+    mut near: Local<Vec<(Entity, Vector, f32)>>,
 ) {
     let Some(index) = agents_ahead.index() else {
         return;
@@ -343,6 +377,7 @@ pub fn apply_queue<M: Component>(
                     !in_the_way(offset, heading, space)
                         || !must_brake(offset, moving - other.velocity, space, stopping)
                 })
+                || (spaced && oncoming(heading, other.velocity))
                 || (spaced
                     && goes_first(
                         entity,
@@ -391,14 +426,40 @@ pub fn apply_queue<M: Component>(
         } else {
             moving
         };
+        if !(dt > 0.0 && dt.is_finite() && position.is_finite() && settled.is_finite()) {
+            continue;
+        }
+        // Per agent near: the room it leaves this one, half the room beyond the personal space
+        // (the other half is the other's); and, giving way to an agent it converges with that
+        // goes first, it keeps further off (see `Queue`).
+        let speed = length(settled);
+        let reach = space * GIVE_WAY_SPACE + 2.0 * speed * dt;
+        let heading = direction_or_zero(settled);
         near.clear();
-        let reach = space + 2.0 * length(settled) * dt;
         index.for_each_within(position, reach, |other| {
-            if other.entity != entity {
-                near.push((other.entity, other.position));
+            let offset = other.position - position;
+            let distance = length(offset);
+            if other.entity == entity || !(distance > 0.0 && distance.is_finite()) {
+                return;
             }
+            let direction = offset / distance;
+            let mut allowed = (distance - space).max(0.0) / (2.0 * dt);
+            if gives_way(
+                max_speed.effective(),
+                entity,
+                heading,
+                other.entity,
+                other.velocity,
+                direction,
+            ) {
+                let receding = other.velocity.dot(direction).max(0.0);
+                let keep = receding + (distance - space * GIVE_WAY_SPACE) * GIVE_WAY_RATE;
+                allowed = allowed.min(keep.max(-speed));
+            }
+            near.push((other.entity, direction, allowed));
         });
-        if let Some(kept) = queue.keep_apart(position, settled, &near, dt) {
+        let kept = limit_approach(settled, near.iter().copied());
+        if kept != settled {
             velocity.0 = kept;
             // A steering that is not finite is left for integration to report (it applies none
             // of it, so the velocity stays the one kept here).
@@ -409,10 +470,50 @@ pub fn apply_queue<M: Component>(
     }
 }
 
+/// Giving way: the least speed, as a share of the agent's own top speed, at which another must
+/// come at it to be given way to (an agent at rest, jostled by the crowd, is not).
+const GIVE_WAY_MIN_SPEED: f32 = 0.25;
+
+/// Giving way: how far, as a multiple of the personal space, an agent keeps from one it gives
+/// way to.
+const GIVE_WAY_SPACE: f32 = 2.0;
+
+/// Giving way: how fast an agent closes the distance to the space it keeps from one it gives way
+/// to (or opens it, when nearer), per unit of distance, per second.
+const GIVE_WAY_RATE: f32 = 10.0;
+
+/// Whether an agent heading along `heading` (a unit vector, or zero), of top speed `max_speed`,
+/// gives way to `other`, in `direction` (a unit vector) from it and moving at `other_velocity`:
+/// it moves towards the other (within 90 degrees of its heading), the other comes at it (at more
+/// than [`GIVE_WAY_MIN_SPEED`] of `max_speed` along the line between them) and is not going its
+/// way (its heading more than 45 degrees from this one's: an agent ahead going the same way is
+/// queued behind, not given way to), and the other goes first: it is the lesser entity. Only the
+/// greater of two entities ever gives way, so two agents never both do.
+fn gives_way(
+    max_speed: f32,
+    agent: Entity,
+    heading: Vector,
+    other: Entity,
+    other_velocity: Vector,
+    direction: Vector,
+) -> bool {
+    other < agent
+        && heading.dot(direction) > 0.0
+        && -other_velocity.dot(direction) > GIVE_WAY_MIN_SPEED * max_speed
+        && direction_or_zero(other_velocity).dot(heading) <= core::f32::consts::FRAC_1_SQRT_2
+}
+
 /// Whether an agent at `offset` from another heading along `heading` (a unit vector, or zero) is
 /// in front of it: within 45 degrees of its heading. Nothing is in front of an agent at rest.
 fn in_front(offset: Vector, heading: Vector) -> bool {
     offset.dot(heading) > length(offset) * core::f32::consts::FRAC_1_SQRT_2
+}
+
+/// Whether another agent moving at `velocity` comes towards an agent heading along `heading`
+/// rather than going its way: its velocity has a part against the heading. With a personal
+/// space, queue does not brake for it (see `Queue`). An agent at rest is not oncoming.
+fn oncoming(heading: Vector, velocity: Vector) -> bool {
+    velocity.dot(heading) < 0.0
 }
 
 /// Whether another agent at `offset` stands in the way of an agent heading along `heading` (a unit
@@ -655,6 +756,69 @@ mod tests {
         assert!(!goes_first(a, up, b, up, v(0.0, 20.0)));
         // At rest: no front.
         assert!(!goes_first(a, up, b, Vector::ZERO, v(0.0, 20.0)));
+    }
+
+    #[test]
+    fn oncoming_agents_are_not_waited_for() {
+        let up = Vector::new(0.0, 1.0);
+        assert!(oncoming(up, Vector::new(10.0, -30.0)));
+        // Going the same way, across, or at rest: waited for (when in the way).
+        for velocity in [
+            Vector::new(10.0, 30.0),
+            Vector::new(30.0, 0.0),
+            Vector::ZERO,
+        ] {
+            assert!(!oncoming(up, velocity), "{velocity}");
+        }
+    }
+
+    #[test]
+    fn only_the_greater_entity_gives_way_and_only_to_an_agent_coming_at_it() {
+        let (a, b) = (entity(0), entity(1));
+        let (first, other) = if a < b { (a, b) } else { (b, a) };
+        let right = Vector::new(1.0, 0.0);
+        // Head-on, the other 1 unit away along +x, coming at 30 a second (top speed 60).
+        let coming = Vector::new(-30.0, 0.0);
+        assert!(gives_way(60.0, other, right, first, coming, right));
+        assert!(!gives_way(60.0, first, right, other, coming, right));
+        // From the sides (the other's heading 90 degrees off, coming at it): gives way.
+        let up_right = Vector::new(1.0, 1.0).normalize();
+        let up_left = Vector::new(-20.0, 20.0);
+        assert!(gives_way(60.0, other, up_right, first, up_left, right));
+        // Going its way (within 45 degrees), jostled at rest, coming too slowly, or behind it:
+        // not.
+        for (heading, velocity, direction) in [
+            (right, Vector::new(-3.0, 0.0), right),
+            (right, Vector::new(-10.0, 0.0), right),
+            (right, Vector::new(30.0, 10.0), right),
+            (right, Vector::new(30.0, 0.0), -right),
+            (Vector::ZERO, coming, right),
+        ] {
+            assert!(
+                !gives_way(60.0, other, heading, first, velocity, direction),
+                "{heading} {velocity} {direction}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_limit_below_zero_backs_off_no_faster_than_the_velocity() {
+        let (a, b) = (entity(0), entity(1));
+        // Moving at 40 towards +x, told to move away from +x at 30: backs off at 30.
+        let kept = limit_approach(Vector::new(40.0, 0.0), [(a, Vector::X, -30.0)].into_iter());
+        assert!(kept.abs_diff_eq(Vector::new(-30.0, 0.0), 1e-4), "{kept}");
+        // Aslant: the sideways part is kept, and the speed never grows.
+        let velocity = Vector::new(30.0, 40.0);
+        let kept = limit_approach(velocity, [(a, Vector::X, -30.0)].into_iter());
+        assert!(length(kept) <= length(velocity) + 1e-4, "{kept}");
+        assert!(kept.x < 0.0 && kept.y > 0.0, "{kept}");
+        // Squeezed between two limits it cannot meet: stopped along them, never pushed through
+        // either.
+        let limits = [(a, Vector::X, -30.0), (b, -Vector::X, 0.0)];
+        let kept = limit_approach(Vector::new(40.0, 0.0), limits.into_iter());
+        assert!(kept.x <= 1e-4 && -kept.x <= 1e-4 + 30.0, "{kept}");
+        let reversed = limit_approach(Vector::new(40.0, 0.0), limits.into_iter().rev());
+        assert_eq!(kept, reversed, "bit for bit");
     }
 
     #[test]

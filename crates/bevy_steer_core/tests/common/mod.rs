@@ -46,6 +46,8 @@ pub fn v(x: f32, y: f32) -> Vector {
     return Vector::new(x, y, 0.0);
 }
 
+pub mod doors;
+
 /// Counts the fixed steps run so far.
 #[derive(Resource, Default)]
 pub struct StepCount(pub u32);
