@@ -760,14 +760,10 @@ mod tests {
 
     #[test]
     fn oncoming_agents_are_not_waited_for() {
-        let up = Vector::new(0.0, 1.0);
-        assert!(oncoming(up, Vector::new(10.0, -30.0)));
+        let up = v(0.0, 1.0);
+        assert!(oncoming(up, v(10.0, -30.0)));
         // Going the same way, across, or at rest: waited for (when in the way).
-        for velocity in [
-            Vector::new(10.0, 30.0),
-            Vector::new(30.0, 0.0),
-            Vector::ZERO,
-        ] {
+        for velocity in [v(10.0, 30.0), v(30.0, 0.0), Vector::ZERO] {
             assert!(!oncoming(up, velocity), "{velocity}");
         }
     }
@@ -776,22 +772,22 @@ mod tests {
     fn only_the_greater_entity_gives_way_and_only_to_an_agent_coming_at_it() {
         let (a, b) = (entity(0), entity(1));
         let (first, other) = if a < b { (a, b) } else { (b, a) };
-        let right = Vector::new(1.0, 0.0);
+        let right = v(1.0, 0.0);
         // Head-on, the other 1 unit away along +x, coming at 30 a second (top speed 60).
-        let coming = Vector::new(-30.0, 0.0);
+        let coming = v(-30.0, 0.0);
         assert!(gives_way(60.0, other, right, first, coming, right));
         assert!(!gives_way(60.0, first, right, other, coming, right));
         // From the sides (the other's heading 90 degrees off, coming at it): gives way.
-        let up_right = Vector::new(1.0, 1.0).normalize();
-        let up_left = Vector::new(-20.0, 20.0);
+        let up_right = v(1.0, 1.0).normalize();
+        let up_left = v(-20.0, 20.0);
         assert!(gives_way(60.0, other, up_right, first, up_left, right));
         // Going its way (within 45 degrees), jostled at rest, coming too slowly, or behind it:
         // not.
         for (heading, velocity, direction) in [
-            (right, Vector::new(-3.0, 0.0), right),
-            (right, Vector::new(-10.0, 0.0), right),
-            (right, Vector::new(30.0, 10.0), right),
-            (right, Vector::new(30.0, 0.0), -right),
+            (right, v(-3.0, 0.0), right),
+            (right, v(-10.0, 0.0), right),
+            (right, v(30.0, 10.0), right),
+            (right, v(30.0, 0.0), -right),
             (Vector::ZERO, coming, right),
         ] {
             assert!(
@@ -805,19 +801,19 @@ mod tests {
     fn a_limit_below_zero_backs_off_no_faster_than_the_velocity() {
         let (a, b) = (entity(0), entity(1));
         // Moving at 40 towards +x, told to move away from +x at 30: backs off at 30.
-        let kept = limit_approach(Vector::new(40.0, 0.0), [(a, Vector::X, -30.0)].into_iter());
-        assert!(kept.abs_diff_eq(Vector::new(-30.0, 0.0), 1e-4), "{kept}");
+        let kept = limit_approach(v(40.0, 0.0), [(a, Vector::X, -30.0)].into_iter());
+        assert!(kept.abs_diff_eq(v(-30.0, 0.0), 1e-4), "{kept}");
         // Aslant: the sideways part is kept, and the speed never grows.
-        let velocity = Vector::new(30.0, 40.0);
+        let velocity = v(30.0, 40.0);
         let kept = limit_approach(velocity, [(a, Vector::X, -30.0)].into_iter());
         assert!(length(kept) <= length(velocity) + 1e-4, "{kept}");
         assert!(kept.x < 0.0 && kept.y > 0.0, "{kept}");
         // Squeezed between two limits it cannot meet: stopped along them, never pushed through
         // either.
         let limits = [(a, Vector::X, -30.0), (b, -Vector::X, 0.0)];
-        let kept = limit_approach(Vector::new(40.0, 0.0), limits.into_iter());
+        let kept = limit_approach(v(40.0, 0.0), limits.into_iter());
         assert!(kept.x <= 1e-4 && -kept.x <= 1e-4 + 30.0, "{kept}");
-        let reversed = limit_approach(Vector::new(40.0, 0.0), limits.into_iter().rev());
+        let reversed = limit_approach(v(40.0, 0.0), limits.into_iter().rev());
         assert_eq!(kept, reversed, "bit for bit");
     }
 
