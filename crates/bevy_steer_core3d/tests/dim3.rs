@@ -264,6 +264,52 @@ fn obstacle_fields_of_spheres_and_boxes_are_never_entered() {
     assert_eq!(penetrations, 0, "agent-steps inside an obstacle");
 }
 
+/// An agent started inside a sphere, a box or a rotated box gets straight out, and stays out.
+#[test]
+fn an_agent_started_inside_an_obstacle_gets_straight_out() {
+    let shapes = [
+        Obstacle::sphere(40.0),
+        Obstacle::cuboid(Vec3::new(80.0, 60.0, 100.0)),
+        Obstacle::rotated_cuboid(Vec3::splat(70.0), Quat::from_rotation_z(0.6)),
+    ];
+    for obstacle in shapes {
+        let mut app = create_app();
+        let centre = Vec3::new(10.0, -20.0, 30.0);
+        app.world_mut()
+            .spawn((obstacle, Transform::from_translation(centre)));
+        // Off-centre inside, moving deeper in.
+        let start = centre + Vec3::new(8.0, 5.0, -6.0);
+        let agent = app
+            .world_mut()
+            .spawn((
+                Transform::from_translation(start),
+                Velocity(Vec3::new(-20.0, 0.0, 10.0)),
+                AvoidObstacles::new(60.0, 5.0),
+            ))
+            .id();
+        let mut out_at = None;
+        for step in 0..240 {
+            app.update();
+            let inside = obstacle
+                .shape
+                .signed_distance(centre, position(&app, agent))
+                < 0.0;
+            match (inside, out_at) {
+                (false, None) => out_at = Some(step),
+                (true, Some(_)) => panic!("{:?}: back inside at step {step}", obstacle.shape),
+                _ => {}
+            }
+        }
+        let out_at = out_at.unwrap_or_else(|| panic!("{:?}: never got out", obstacle.shape));
+        // Straight out: within a second.
+        assert!(
+            out_at < 60,
+            "{:?}: out after {out_at} steps",
+            obstacle.shape
+        );
+    }
+}
+
 #[test]
 fn bad_3d_input_stays_finite() {
     let mut app = create_app();

@@ -46,6 +46,8 @@ pub fn v(x: f32, y: f32) -> Vector {
     return Vector::new(x, y, 0.0);
 }
 
+/// The door scene (2D: its walls are segments).
+#[cfg(feature = "2d")]
 pub mod doors;
 
 /// Counts the fixed steps run so far.
