@@ -9,8 +9,6 @@ use bevy::prelude::*;
 pub use crate::facing::FaceVelocity;
 use crate::formulas::is_valid_mass;
 use crate::math::Vector;
-#[cfg(feature = "3d")]
-pub use crate::planar::Planar;
 use crate::problems::ReportedProblems;
 use crate::tunable::{FORCE, SPEED, Tunable};
 

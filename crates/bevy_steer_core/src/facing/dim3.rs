@@ -14,7 +14,7 @@ const RIGHTING: f32 = 0.1;
 /// The model's up goes to the world's `up` as far as the heading allows: each step it turns from
 /// where it was towards `up` (a few degrees at most), more the more level the heading, so that a heading through the
 /// vertical (a loop, a climb) carries the last up on instead of flipping the model round. A ground
-/// unit ([`Planar`](crate::components::Planar)) keeps a level heading, so it only ever turns about
+/// unit ([`Planar`](crate::planar::Planar)) keeps a level heading, so it only ever turns about
 /// `up` (yaw). An agent at rest keeps its last orientation.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
 #[reflect(Component, Default, Debug, PartialEq, Clone)]

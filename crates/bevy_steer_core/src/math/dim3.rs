@@ -1,7 +1,7 @@
 //! The 3D build's types: positions, velocities and forces are [`Vec3`]s, the whole translation of
 //! a `Transform`.
 //!
-//! Ground units keep to a plane through [`Planar`](crate::components::Planar); flyers use all three
+//! Ground units keep to a plane through [`Planar`](crate::planar::Planar); flyers use all three
 //! axes.
 
 use bevy::math::{DVec3, Dir3, Vec3};

@@ -1,5 +1,5 @@
 //! The wander angle: how it drifts from step to step, and (in 2D) the circle's displacement
-//! direction from it. In 3D the angle serves ground units ([`Planar`](crate::components::Planar)),
+//! direction from it. In 3D the angle serves ground units (`Planar`),
 //! whose circle lies in their plane; see `sphere.rs` for flight.
 
 use core::f32::consts::{PI, TAU};

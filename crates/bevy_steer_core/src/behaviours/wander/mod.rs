@@ -186,7 +186,7 @@ impl Wander {
     }
 
     /// [`force`](Self::force) of an agent kept to the plane at right angles to `up` (a unit
-    /// vector; in 3D a [`Planar`](crate::components::Planar) agent), or of a free one (`None`).
+    /// vector; in 3D a `Planar` agent), or of a free one (`None`).
     #[inline]
     pub(crate) fn force_in(&self, boid: &Boid, up: Option<Vector>) -> Vector {
         match self.method {
@@ -429,7 +429,7 @@ pub fn apply_wander(
 }
 
 /// The column of the agents' planes: in 3D, whether each is a ground unit
-/// ([`Planar`](crate::components::Planar)); nothing in 2D.
+/// (`Planar`); nothing in 2D.
 #[cfg(feature = "2d")]
 type PlaneColumn = ();
 #[cfg(feature = "3d")]
