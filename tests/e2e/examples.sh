@@ -18,7 +18,7 @@ examples=(wander seek_flee custom_behaviour flocking leader_following queue obst
   flocking_3d ground_units)
 # Arguments of some: flocking_3d's default flock is too slow to draw 200 frames in a debug build
 # with software rendering.
-declare -A arguments=([flocking_3d]="--boids 500")
+declare -A arguments=([flocking_3d]="--boids 300")
 # --workspace: the tests' feature set, so nothing but the examples is rebuilt after the tests.
 cargo build --workspace $(printf -- '--example %s ' "${examples[@]}")
 
