@@ -28,7 +28,7 @@ for example in "${examples[@]}"; do
   shot=$out/$example.png
   status=0
   STEER_SHOW_FORCES=1 STEER_SCREENSHOT=$shot STEER_SCREENSHOT_FRAME=150 STEER_EXIT_FRAME=200 \
-    timeout --kill-after=10 180 xvfb-run -a -s "-screen 0 1280x720x24" \
+    timeout --kill-after=10 300 xvfb-run -a -s "-screen 0 1280x720x24" \
     "${CARGO_TARGET_DIR:-target}/debug/examples/$example" ${arguments[$example]:-} >"$log" 2>&1 \
     || status=$?
   if [ "$status" -ne 0 ] || grep -q "panicked" "$log" || [ ! -s "$shot" ]; then
