@@ -10,7 +10,8 @@
 //! | `F` | show / hide force vectors: white velocity, the three rules in colours of their own |
 //! | the panel | tune the three rules (radius, field of view, strength, weight), wander and the limits; save, load or reset presets (`flocking_3d`) |
 //!
-//! Boid count: `cargo run --example flocking_3d -- --boids 5000` (default 3 000).
+//! Boid count: `cargo run --example flocking_3d -- --boids 5000` (default 3 000; on the web page,
+//! `flocking_3d.html?STEER_BOIDS=5000`).
 
 mod support;
 
@@ -19,7 +20,7 @@ use bevy::input::common_conditions::input_just_pressed;
 use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll};
 use bevy::prelude::*;
 use bevy_steer3d::prelude::*;
-use support::{ScriptedRunPlugin, default_plugins, setting, smooth_motion};
+use support::{ScriptedRunPlugin, default_plugins, multisampling, setting, smooth_motion};
 
 /// Half the width of the box the boids fly in.
 const HALF_ARENA: f32 = 400.0;
@@ -36,11 +37,14 @@ struct Orbit {
     distance: f32,
 }
 
+/// `--boids N`, or the setting `STEER_BOIDS` (a web page's address query), or 3 000.
 fn boid_count() -> usize {
     let args: Vec<String> = std::env::args().collect();
     args.windows(2)
         .find(|pair| pair[0] == "--boids")
-        .and_then(|pair| pair[1].parse().ok())
+        .map(|pair| pair[1].clone())
+        .or_else(|| setting("STEER_BOIDS"))
+        .and_then(|count| count.parse().ok())
         .unwrap_or(3000)
 }
 
@@ -88,7 +92,12 @@ fn setup(
 ) {
     // No tone mapping: the default one needs Bevy's `tonemapping_luts` feature, which the
     // examples leave out (it pulls in texture decoders).
-    commands.spawn((Camera3d::default(), Tonemapping::None, orbit.camera()));
+    commands.spawn((
+        Camera3d::default(),
+        Tonemapping::None,
+        multisampling(),
+        orbit.camera(),
+    ));
     commands.spawn((
         DirectionalLight {
             illuminance: 8000.0,

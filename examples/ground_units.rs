@@ -18,7 +18,7 @@ use bevy::input::common_conditions::input_just_pressed;
 use bevy::mesh::VertexAttributeValues;
 use bevy::prelude::*;
 use bevy_steer3d::prelude::*;
-use support::{ScriptedRunPlugin, default_plugins, setting, smooth_motion};
+use support::{ScriptedRunPlugin, default_plugins, multisampling, setting, smooth_motion};
 
 /// Half the width of the ground.
 const HALF_GROUND: f32 = 700.0;
@@ -133,6 +133,7 @@ fn setup(
     commands.spawn((
         Camera3d::default(),
         Tonemapping::None,
+        multisampling(),
         Transform::from_xyz(0.0, 900.0, 900.0).looking_at(Vec3::new(0.0, 0.0, 50.0), Vec3::Y),
     ));
     commands.spawn((

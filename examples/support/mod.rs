@@ -17,7 +17,6 @@
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, save_to_disk};
 use bevy::window::{PrimaryWindow, WindowResolution};
-use bevy_steer::core::SteeringStepStats;
 use bevy_steer::interpolation::{TransformEasingSystems, TranslationEasingState};
 use bevy_steer::prelude::*;
 
@@ -62,6 +61,16 @@ pub fn default_plugins(title: &str) -> impl PluginGroup {
     })
 }
 
+/// The 3D examples' multisampling: Bevy's default natively; none in the browser, where software
+/// WebGL (and weak GPUs) pay for every sample of every lit pixel.
+pub fn multisampling() -> Msaa {
+    if cfg!(target_arch = "wasm32") {
+        Msaa::Off
+    } else {
+        Msaa::default()
+    }
+}
+
 /// The screenshot and exit hooks described in the module docs.
 pub struct ScriptedRunPlugin;
 
@@ -82,7 +91,13 @@ impl Plugin for ScriptedRunPlugin {
         let trigger = setting("STEER_SCREENSHOT_TRIGGER");
         if let Some(every) = setting("STEER_STEP_LOG").and_then(|value| value.parse().ok()) {
             app.insert_resource(StepLog { every, ..default() })
-                .add_systems(Last, log_steps);
+                .add_systems(
+                    Last,
+                    (
+                        log_steps::<bevy_steer::core::SteeringStepStats>,
+                        log_steps::<bevy_steer3d::core::SteeringStepStats>,
+                    ),
+                );
         }
         if screenshot.is_some() || exit_frame.is_some() || trigger.is_some() {
             app.insert_resource(ScriptedRun {
@@ -124,6 +139,38 @@ fn run_script(
     }
 }
 
+/// The steering step's clock, of the 2D build or of the 3D one: [`log_steps`] reads whichever the
+/// example has.
+trait StepClock: Resource {
+    fn steps(&self) -> u64;
+    fn duration(&self) -> core::time::Duration;
+    fn agents(&self) -> usize;
+}
+
+impl StepClock for bevy_steer::core::SteeringStepStats {
+    fn steps(&self) -> u64 {
+        self.steps
+    }
+    fn duration(&self) -> core::time::Duration {
+        self.duration
+    }
+    fn agents(&self) -> usize {
+        self.agents
+    }
+}
+
+impl StepClock for bevy_steer3d::core::SteeringStepStats {
+    fn steps(&self) -> u64 {
+        self.steps
+    }
+    fn duration(&self) -> core::time::Duration {
+        self.duration
+    }
+    fn agents(&self) -> usize {
+        self.agents
+    }
+}
+
 /// What [`log_steps`] has seen since its last line.
 #[derive(Resource, Default)]
 struct StepLog {
@@ -140,25 +187,25 @@ struct StepLog {
 /// Logs one line every `STEER_STEP_LOG` seconds: frames a second, steps a second, and the
 /// steering step's wall-clock time (mean and median of the last step of each frame that ran one),
 /// with the steps a second that time allows (one over the mean).
-fn log_steps(
+fn log_steps<Stats: StepClock>(
     real: Res<Time<Real>>,
-    stats: Option<Res<SteeringStepStats>>,
+    stats: Option<Res<Stats>>,
     mut log: ResMut<StepLog>,
 ) {
     let Some(stats) = stats else { return };
     let now = real.elapsed_secs_f64();
     let Some((since, steps_since)) = log.since else {
         // The first frames build the schedules: the window starts after them.
-        if stats.steps > 0 {
-            log.since = Some((now, stats.steps));
-            log.last_step = stats.steps;
+        if stats.steps() > 0 {
+            log.since = Some((now, stats.steps()));
+            log.last_step = stats.steps();
         }
         return;
     };
     log.frames += 1;
-    if stats.steps != log.last_step {
-        log.last_step = stats.steps;
-        log.step_ms.push(stats.duration.as_secs_f64() * 1000.0);
+    if stats.steps() != log.last_step {
+        log.last_step = stats.steps();
+        log.step_ms.push(stats.duration().as_secs_f64() * 1000.0);
     }
     let elapsed = now - since;
     if elapsed < log.every || log.step_ms.is_empty() {
@@ -172,12 +219,12 @@ fn log_steps(
         "step log: fps={:.1} steps_per_s={:.1} step_ms_mean={mean:.3} step_ms_median={median:.3} \
          capacity_steps_per_s={:.0} agents={} samples={}",
         f64::from(log.frames) / elapsed,
-        (stats.steps - steps_since) as f64 / elapsed,
+        (stats.steps() - steps_since) as f64 / elapsed,
         1000.0 / mean,
-        stats.agents,
+        stats.agents(),
         sorted.len(),
     );
-    log.since = Some((now, stats.steps));
+    log.since = Some((now, stats.steps()));
     log.frames = 0;
 }
 
