@@ -94,7 +94,7 @@ impl Plugin for ScriptedRunPlugin {
                 .add_systems(
                     Last,
                     (
-                        log_steps::<bevy_steer::core::SteeringStepStats>,
+                        log_steps::<SteeringStepStats>,
                         log_steps::<bevy_steer3d::core::SteeringStepStats>,
                     ),
                 );
@@ -147,7 +147,7 @@ trait StepClock: Resource {
     fn agents(&self) -> usize;
 }
 
-impl StepClock for bevy_steer::core::SteeringStepStats {
+impl StepClock for SteeringStepStats {
     fn steps(&self) -> u64 {
         self.steps
     }
