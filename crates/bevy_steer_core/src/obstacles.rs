@@ -247,9 +247,13 @@ impl ObstacleIndex {
         if high.cmplt(self.grid.origin()).any() || low.cmpgt(self.grid.far_corner()).any() {
             return;
         }
-        for cell in self.grid.cells_of(self.grid.cells_covering(low, high)) {
-            for &index in &self.cell_entries[self.cell_starts.of_cells(cell, cell)] {
-                visit(&self.obstacles[index as usize]);
+        // Runs, then their cells, in plain loops: a `flat_map` over the cells was left as a call
+        // per cell.
+        for (first, last) in self.grid.runs_of(self.grid.cells_covering(low, high)) {
+            for cell in first..=last {
+                for &index in &self.cell_entries[self.cell_starts.of_cells(cell, cell)] {
+                    visit(&self.obstacles[index as usize]);
+                }
             }
         }
     }
