@@ -10,7 +10,9 @@
 //! - `flocking`: one step of the flocking scene (N boids with separation, alignment, cohesion and
 //!   wander, index rebuild included), and the same arithmetic as a plain loop over a `Vec` of
 //!   structs with a grid, parallelised the same way (the baseline), checked to move every boid to
-//!   the same bits.
+//!   the same bits. At 10 000 and 100 000 boids also the same scene with separation by distance
+//!   and with a field of view of 270 degrees for each rule, each timed against the default
+//!   settings in alternate blocks.
 //!
 //! - `obstacles`: one step of N wanderers avoiding N / 100 obstacles inside a containment area, and
 //!   at 100 000 the same with 9 000 more obstacles far outside it.
@@ -779,6 +781,18 @@ fn paired_growth<S, L>(
     median(ratios)
 }
 
+/// The flocking scene's other settings the benchmark times: names and scenes.
+const FLOCKING_SETTINGS: [(&str, Scene); 2] = [
+    ("plugin, by distance", Scene::FlockingByDistance),
+    ("plugin, field of view", Scene::FlockingFieldOfView),
+];
+
+/// The names of their times over the default settings', paired.
+const FLOCKING_SETTINGS_PAIRED: [&str; 2] = [
+    "by distance / default, paired",
+    "field of view / default, paired",
+];
+
 fn flocking(criterion: &mut Criterion, medians: &mut Medians) {
     let mut group = criterion.benchmark_group("flocking");
     for agents in [1_000, 10_000, 100_000] {
@@ -841,7 +855,36 @@ fn flocking(criterion: &mut Criterion, medians: &mut Medians) {
             }
         }
     }
+    // The other settings of the rules, beside the defaults.
+    for agents in [10_000, 100_000] {
+        for (name, scene) in FLOCKING_SETTINGS {
+            measure_in_windows(
+                &mut group,
+                "flocking",
+                medians,
+                name,
+                agents,
+                || scene.app(agents),
+                scenes::step,
+            );
+        }
+    }
     group.finish();
+    for agents in [10_000, 100_000] {
+        for ((name, scene), paired) in FLOCKING_SETTINGS.into_iter().zip(FLOCKING_SETTINGS_PAIRED) {
+            if medians.get("flocking", name, agents).is_none() {
+                continue;
+            }
+            // `paired_growth` times any two scenes in alternate blocks: here the setting's
+            // over the default's.
+            let ratio = paired_growth(
+                Windowed::new(move || Scene::Flocking.app(agents), scenes::step),
+                Windowed::new(move || scene.app(agents), scenes::step),
+                Duration::from_secs(4),
+            );
+            medians.0.push(("flocking", paired, agents, ratio));
+        }
+    }
     for agents in [1_000, 10_000] {
         let larger = agents * 10;
         if medians.get("flocking", "plugin", agents).is_none()
@@ -923,6 +966,13 @@ fn print_summary(medians: &Medians) {
             }
         }
     }
+    for name in FLOCKING_SETTINGS_PAIRED {
+        for agents in [10_000, 100_000] {
+            if let Some(ratio) = medians.get("flocking", name, agents) {
+                println!("| flocking, {name} | {agents} | {ratio:.2} |");
+            }
+        }
+    }
     println!("\n| benchmark | N | bevy_steer | compared with | ratio |");
     println!("| --- | ---: | ---: | ---: | ---: |");
     for agents in [1_000, 10_000, 100_000, 1_000_000] {
@@ -942,6 +992,17 @@ fn print_summary(medians: &Medians) {
             "plugin",
             "baseline",
         );
+    }
+    for (name, _) in FLOCKING_SETTINGS {
+        for agents in [10_000, 100_000] {
+            ratio_row(
+                &format!("flocking, {name} / plugin"),
+                "flocking",
+                agents,
+                name,
+                "plugin",
+            );
+        }
     }
     ratio_row(
         "obstacles, 9 000 far ones more / near only",

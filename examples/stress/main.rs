@@ -5,13 +5,13 @@
 //! | --- | --- | --- |
 //! | `--agents N` | 100000 | prey (hunter / prey), wanderers or boids |
 //! | `--steps N` | 2000 | steps of 1/60 s to run |
-//! | `--scene hunter-prey`, `wander`, `flocking` or `obstacles` | `hunter-prey` | what to simulate |
+//! | `--scene hunter-prey`, `wander`, `flocking`, `flocking-by-distance`, `flocking-field-of-view` or `obstacles` | `hunter-prey` | what to simulate (the flocking scene as it is, with separation by distance, or with a field of view of 270 degrees for each rule) |
 //! | `--pools every-core` or `default` | `every-core` | the compute pool: every core, or what Bevy's default task pools give it (one thread on a 2-core machine) |
 //!
 //! `cargo run --release --example stress -- --agents 100000 --steps 2000` shows a progress bar,
 //! then prints steps per second, the time per step (median and 99th percentile, and the median of
 //! each tenth of the run, since a scene changes as it runs) and the memory an agent's steering
-//! components take. For `flocking` it also prints how many neighbours a boid has on average at the
+//! components take. For the flocking scenes it also prints how many neighbours a boid has on average at the
 //! start and at the end of each tenth. It also splits the median step into its parts: the spatial
 //! indexes' rebuild, the forces (decisions, behaviours, custom forces), and the rest (queue,
 //! integration, the scene's own systems after them).
@@ -58,11 +58,13 @@ impl Options {
                         "hunter-prey" => Scene::HunterPrey,
                         "wander" => Scene::Wander,
                         "flocking" => Scene::Flocking,
+                        "flocking-by-distance" => Scene::FlockingByDistance,
+                        "flocking-field-of-view" => Scene::FlockingFieldOfView,
                         "obstacles" => Scene::Obstacles,
                         _ => {
                             return Err(format!(
-                                "unknown scene {value:?}: hunter-prey, wander, flocking or \
-                                 obstacles"
+                                "unknown scene {value:?}: hunter-prey, wander, flocking, \
+                                 flocking-by-distance, flocking-field-of-view or obstacles"
                             ));
                         }
                     }
@@ -85,6 +87,14 @@ impl Options {
             Scene::Wander => format!("{} wanderers", self.agents),
             Scene::HunterPrey => format!("{} prey and {} hunters", self.agents, self.agents / 100),
             Scene::Flocking => format!("{} boids", self.agents),
+            Scene::FlockingByDistance => {
+                format!("{} boids, separating by distance", self.agents)
+            }
+            Scene::FlockingFieldOfView => format!(
+                "{} boids, each rule with a field of view of {} degrees",
+                self.agents,
+                scenes::FIELD_OF_VIEW.to_degrees()
+            ),
             Scene::Obstacles => format!(
                 "{} wanderers avoiding {} obstacles",
                 self.agents,
@@ -202,7 +212,10 @@ fn main() -> ExitCode {
     }
     let mut app = options.scene.app(options.agents);
     time_parts(&mut app);
-    let flocking = options.scene == Scene::Flocking;
+    let flocking = matches!(
+        options.scene,
+        Scene::Flocking | Scene::FlockingByDistance | Scene::FlockingFieldOfView
+    );
     // The neighbour counts at the start and after each tenth of the steps (flocking only).
     let mut neighbours = Vec::new();
     if flocking {

@@ -34,6 +34,10 @@ pub enum Scene {
     /// Boids: separation, alignment, cohesion and wander (the circle method, default parameters),
     /// wrapping round the arena's edges.
     Flocking,
+    /// The boids of `Flocking` with separation by distance (Reynolds' method).
+    FlockingByDistance,
+    /// The boids of `Flocking` with a field of view of [`FIELD_OF_VIEW`] for each rule.
+    FlockingFieldOfView,
     /// Wanderers avoiding N / 100 obstacles (circles and boxes) spread over the arena, kept in it by
     /// containment.
     Obstacles,
@@ -45,7 +49,21 @@ impl Scene {
         match self {
             Self::Wander => wanderers(agents),
             Self::HunterPrey => hunter_prey(agents),
-            Self::Flocking => flock(agents),
+            Self::Flocking => flock(agents, |rules| rules),
+            Self::FlockingByDistance => flock(agents, |(separation, alignment, cohesion)| {
+                (
+                    separation.with_method(SeparationMethod::ByDistance),
+                    alignment,
+                    cohesion,
+                )
+            }),
+            Self::FlockingFieldOfView => flock(agents, |(separation, alignment, cohesion)| {
+                (
+                    separation.with_field_of_view(FIELD_OF_VIEW),
+                    alignment.with_field_of_view(FIELD_OF_VIEW),
+                    cohesion.with_field_of_view(FIELD_OF_VIEW),
+                )
+            }),
             Self::Obstacles => obstacle_field(agents, 0),
         }
     }
@@ -178,7 +196,15 @@ pub fn mean_neighbours(world: &mut World, radius: f32) -> f64 {
     (found - boids.len()) as f64 / boids.len().max(1) as f64
 }
 
-fn flock(agents: usize) -> App {
+/// The field of view of [`Scene::FlockingFieldOfView`]'s rules: three quarters of a turn, a wedge
+/// behind each boid left out.
+pub const FIELD_OF_VIEW: f32 = core::f32::consts::TAU * 0.75;
+
+/// The flocking scene with `agents` boids, whose rules `rules` may change from the defaults.
+fn flock(
+    agents: usize,
+    rules: impl Fn((Separation, Alignment, Cohesion)) -> (Separation, Alignment, Cohesion),
+) -> App {
     let arena = arena_for(agents);
     let mut app = headless_app();
     app.add_plugins(FlockingPlugin::<Boid>::new(FLOCK_RADIUS))
@@ -189,14 +215,19 @@ fn flock(agents: usize) -> App {
         );
     let mut app = ready(app);
     // The default limits (`Mass`, `MaxSpeed`, `MaxForce`) and strengths.
+    let (separation, alignment, cohesion) = rules((
+        Separation::new(SEPARATION_RADIUS),
+        Alignment::new(FLOCK_RADIUS),
+        Cohesion::new(FLOCK_RADIUS),
+    ));
     let boids = spread(agents, arena, 0.0).map(|(position, heading)| {
         (
             Boid,
             Transform::from_translation(position.extend(0.0)),
             Velocity(heading * 60.0),
-            Separation::new(SEPARATION_RADIUS),
-            Alignment::new(FLOCK_RADIUS),
-            Cohesion::new(FLOCK_RADIUS),
+            separation,
+            alignment,
+            cohesion,
             Wander::default().with_angle(heading.to_angle()),
         )
     });

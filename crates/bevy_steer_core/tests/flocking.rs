@@ -212,10 +212,10 @@ fn cohesion_draws_a_scattered_group_together() {
 #[test]
 fn the_shared_walk_gives_the_forces_of_three_registrations_bit_for_bit() {
     // FlockingPlugin adds up most agents' neighbours four at a time on SIMD lanes, in the index's
-    // order, and walks the index once per agent for the others (a field of view, separation by
-    // distance); registering the rules one by one walks it three times per agent. Radii, fields
-    // of view, methods and switches differ per agent, and some agents lack a rule, so every rule
-    // keeps its own neighbours.
+    // order (fields of view and separation by distance included), and walks the index once per
+    // agent for the others; registering the rules one by one walks it three times per agent.
+    // Radii, fields of view, methods and switches differ per agent, and some agents lack a rule,
+    // so every rule keeps its own neighbours.
     let scene = |app: &mut App| {
         let mut rng = Xoshiro128PlusPlus::seed_from_u64(7);
         for index in 0..300 {
@@ -234,10 +234,20 @@ fn the_shared_walk_gives_the_forces_of_three_registrations_bit_for_bit() {
                 _ => separation,
             });
             if index % 5 != 0 {
-                boid.insert(Alignment::new(40.0).with_enabled(index % 11 != 0));
+                let alignment = Alignment::new(40.0).with_enabled(index % 11 != 0);
+                boid.insert(if index % 6 == 1 {
+                    alignment.with_field_of_view(3.0)
+                } else {
+                    alignment
+                });
             }
             if index % 3 != 0 {
-                boid.insert(Cohesion::new(25.0 + (index % 4) as f32 * 20.0).with_weight(0.5));
+                let cohesion = Cohesion::new(25.0 + (index % 4) as f32 * 20.0).with_weight(0.5);
+                boid.insert(if index % 7 == 2 {
+                    cohesion.with_field_of_view(5.0)
+                } else {
+                    cohesion
+                });
             }
         }
     };

@@ -1,9 +1,12 @@
 //! The flocking rules' neighbour sums and forces for four agents at once, on SIMD lanes.
 //!
 //! Four boids of neighbouring cells share one pass over their cells, each entry tested against
-//! all four at once. This is the fast path for the common case only: [`flock_forces`] marks the
-//! lanes that need one of the scalar path's special cases (a squared length that under- or
-//! overflows), and the flocking system walks the index for those agents.
+//! all four at once. Every setting of the rules is taken: a field of view (each rule's cone tested
+//! per entry) and separation by distance (each neighbour's push added per entry) as well as the
+//! defaults. This is the fast path for the common case only: [`flock_forces`] marks the lanes that
+//! need one of the scalar path's special cases (a squared length that under- or overflows, in the
+//! forces or, for a cone or a push, in an entry's distance), and the flocking system walks the
+//! index for those agents.
 //!
 //! Every lane does the operations of the scalar path, in the same order, each correctly rounded
 //! and without fused multiply-adds, so a lane's result has the same bits as the scalar path's: an
@@ -12,8 +15,8 @@
 use bevy::math::{BVec4A, Vec4};
 
 use crate::math::grid::CellBox;
-use crate::math::lanes::{LANES, VectorLanes, direction_or_zero, truncate};
-use crate::math::{DIMENSIONS, Vector};
+use crate::math::lanes::{LANES, VectorLanes, direction_or_zero, is_normal, truncate};
+use crate::math::{self, DIMENSIONS, Vector};
 use crate::spatial::{Neighbour, SpatialIndex};
 
 /// One flocking agent as [`flock_sums`] and [`flock_forces`] see it: what the flocking system
@@ -31,8 +34,14 @@ pub(crate) struct FlockAgent {
     /// and cohesion (which truncate to them) not negative.
     pub(crate) strengths: [f32; 3],
     pub(crate) weights: [f32; 3],
+    /// The rules' [`half_angle_cos`](crate::formulas::half_angle_cos) of their fields of view, in
+    /// the same order: `-1.0` (or less) for one that sees all round.
+    pub(crate) view_cos: [f32; 3],
     /// The agent's slot in the spatial index.
     pub(crate) slot: u32,
+    /// Whether separation pushes by distance ([`SeparationMethod::ByDistance`](super::SeparationMethod::ByDistance))
+    /// rather than away from the mean.
+    pub(crate) by_distance: bool,
 }
 
 impl FlockAgent {
@@ -45,15 +54,38 @@ impl FlockAgent {
     pub(crate) fn has_rule(&self, rule: usize) -> bool {
         !self.radii[rule].is_nan()
     }
+
+    /// Whether one of the agent's rules has a field of view narrower than a full turn.
+    fn has_cone(&self) -> bool {
+        (0..3).any(|rule| self.has_rule(rule) && self.view_cos[rule] > -1.0)
+    }
+
+    /// Whether the agent separates by distance.
+    fn pushes_by_distance(&self) -> bool {
+        self.by_distance && self.has_rule(0)
+    }
 }
 
-/// Per lane, the sums of the neighbours' offsets (`neighbour - agent`, for separation),
-/// velocities (alignment) and positions (cohesion), each over its rule's neighbours, and the count
-/// of cohesion's (the only rule that takes a mean rather than a direction).
+/// Per lane, the sums of the neighbours' offsets (`neighbour - agent`, for separation by the
+/// mean) or pushes (separation by distance), velocities (alignment) and positions (cohesion), each
+/// over its rule's neighbours, and the count of cohesion's (the only rule that takes a mean rather
+/// than a direction).
 pub(crate) struct FlockSums {
     /// The agents' own positions.
     agents: VectorLanes,
     radii_squared: [Vec4; 3],
+    /// The lanes that separate by distance, and their separation radii.
+    by_distance: BVec4A,
+    separation_radius: Vec4,
+    /// The agents' headings (`direction_or_zero` of their velocities), for the cones.
+    heading: VectorLanes,
+    /// Each rule's lanes that see all round (no cone, or an agent at rest), and the other lanes'
+    /// cosines of half their fields of view.
+    all_round: [BVec4A; 3],
+    view_cos: [Vec4; 3],
+    /// The lanes where an entry's cone test or push needed one of the scalar path's special cases
+    /// (a squared distance that is subnormal, or that under- or overflows): not valid.
+    uncommon: BVec4A,
     /// Separation's, alignment's and cohesion's, in that order.
     sums: [VectorLanes; 3],
     /// Cohesion's neighbours, as an `f32` counts them exactly.
@@ -71,9 +103,17 @@ impl FlockSums {
     const MOST_SCANNED: usize = 1 << 20;
 
     /// Adds the entries of `positions` and `entries` (the same slots) to the sums of the lanes
-    /// `keep` marks, each where the entry is within the lane's rule's radius.
+    /// `keep` marks, each where the entry is within the lane's rule's radius (and, with `CONES`,
+    /// its field of view). With `PUSHES`, the lanes that separate by distance add each
+    /// neighbour's push rather than its offset. Both off, the scan does only what the default
+    /// settings need.
     #[inline]
-    fn scan(&mut self, positions: &[Vector], entries: &[Neighbour], keep: BVec4A) {
+    fn scan<const PUSHES: bool, const CONES: bool>(
+        &mut self,
+        positions: &[Vector],
+        entries: &[Neighbour],
+        keep: BVec4A,
+    ) {
         for (positions, entries) in positions
             .chunks(Self::MOST_SCANNED)
             .zip(entries.chunks(Self::MOST_SCANNED))
@@ -87,15 +127,47 @@ impl FlockSums {
                 // `neighbour - agent`, and its squared length as `distance_squared` computes it.
                 let offset = candidate.minus(self.agents);
                 let distance_squared = offset.length_squared();
-                let [separation, alignment, cohesion] = self
+                let [mut separation, mut alignment, mut cohesion] = self
                     .radii_squared
                     .map(|radius_squared| distance_squared.cmple(radius_squared) & keep);
+                // `length` of the offset (or of `agent - neighbour`, whose square has the same
+                // bits) is the square root of the square where that is normal, and zero for a
+                // zero offset; the other lanes need the scalar path's special case when they use
+                // it.
+                let distance = distance_squared.sqrt();
+                let exact = is_normal(distance_squared) | offset.is_zero();
+                if CONES {
+                    // `in_field_of_view`: `offset · heading >= length(offset) * cos`.
+                    let along = offset.dot(self.heading);
+                    for (rule, within) in [&mut separation, &mut alignment, &mut cohesion]
+                        .into_iter()
+                        .enumerate()
+                    {
+                        let all_round = self.all_round[rule];
+                        self.uncommon |= *within & !all_round & !exact;
+                        *within &= all_round | along.cmpge(distance * self.view_cos[rule]);
+                    }
+                }
                 // Adding a zero leaves a sum's bits as they are: the sums start at +0 and so are
                 // never -0.
                 let add = |sum: VectorLanes, neighbour, term| {
                     sum.plus(VectorLanes::select(neighbour, term, VectorLanes::ZERO))
                 };
-                self.sums[0] = add(self.sums[0], separation, offset);
+                let separation_term = if PUSHES {
+                    // `separation_by_distance`: `direction_or_zero(away) * (radius / distance)`,
+                    // nothing from a neighbour on the agent's point.
+                    let away = self.agents.minus(candidate);
+                    self.uncommon |= separation & self.by_distance & !exact;
+                    let push = away
+                        .scaled(distance.recip())
+                        .scaled(self.separation_radius / distance);
+                    let push =
+                        VectorLanes::select(is_normal(distance_squared), push, VectorLanes::ZERO);
+                    VectorLanes::select(self.by_distance, push, offset)
+                } else {
+                    offset
+                };
+                self.sums[0] = add(self.sums[0], separation, separation_term);
                 self.sums[1] = add(self.sums[1], alignment, VectorLanes::splat(entry.velocity));
                 self.sums[2] = add(self.sums[2], cohesion, candidate);
                 self.count += Vec4::select(cohesion, Vec4::ONE, Vec4::ZERO);
@@ -140,15 +212,39 @@ pub(crate) fn flock_sums<M>(
     agents: &[FlockAgent],
 ) -> FlockSums {
     let lane = |lane: usize| agents.get(lane);
+    let lanes = |value: &dyn Fn(&FlockAgent) -> f32, unused: f32| {
+        Vec4::from_array(core::array::from_fn(|k| lane(k).map_or(unused, value)))
+    };
+    let mask = |value: &dyn Fn(&FlockAgent) -> bool| {
+        BVec4A::from_array(core::array::from_fn(|k| lane(k).is_some_and(value)))
+    };
+    let pushes = agents.iter().any(FlockAgent::pushes_by_distance);
+    let cones = agents.iter().any(FlockAgent::has_cone);
+    let heading = if cones {
+        VectorLanes::from_fn(|k| {
+            lane(k).map_or(Vector::ZERO, |agent| {
+                math::direction_or_zero(agent.velocity)
+            })
+        })
+    } else {
+        VectorLanes::ZERO
+    };
+    let at_rest = heading.is_zero();
     let mut sums = FlockSums {
         // An unused lane's NaN position finds no neighbour.
         agents: VectorLanes::from_fn(|k| lane(k).map_or(Vector::NAN, |agent| agent.position)),
+        // NaN, for a rule off or an unused lane, counts no neighbour.
         radii_squared: core::array::from_fn(|rule| {
-            Vec4::from_array(core::array::from_fn(|k| {
-                // NaN, for a rule off or an unused lane, counts no neighbour.
-                lane(k).map_or(f32::NAN, |agent| agent.radii[rule] * agent.radii[rule])
-            }))
+            lanes(&|agent| agent.radii[rule] * agent.radii[rule], f32::NAN)
         }),
+        by_distance: mask(&|agent| agent.by_distance),
+        separation_radius: lanes(&|agent| agent.radii[0], f32::NAN),
+        heading,
+        all_round: core::array::from_fn(|rule| {
+            mask(&|agent| agent.view_cos[rule] <= -1.0) | at_rest
+        }),
+        view_cos: core::array::from_fn(|rule| lanes(&|agent| agent.view_cos[rule], -1.0)),
+        uncommon: BVec4A::splat(false),
         sums: [VectorLanes::ZERO; 3],
         count: Vec4::ZERO,
         whole_count: [0; LANES],
@@ -160,28 +256,46 @@ pub(crate) fn flock_sums<M>(
             .map_or((usize::MAX, k), |agent| (agent.slot as usize, k))
     });
     own_slots.sort_unstable();
-    let (positions, entries) = (index.positions(), index.entries());
-    for slots in index.slot_runs(cells) {
-        // The agents' own slots split the row: each is added to the other lanes only.
-        let mut next = slots.start;
-        for &(own, own_lane) in own_slots.iter().filter(|(own, _)| slots.contains(own)) {
-            sums.scan(
-                &positions[next..own],
-                &entries[next..own],
-                BVec4A::splat(true),
-            );
-            let others = BVec4A::from_array(core::array::from_fn(|k| k != own_lane));
-            sums.scan(&positions[own..=own], &entries[own..=own], others);
-            next = own + 1;
-        }
-        sums.scan(
-            &positions[next..slots.end],
-            &entries[next..slots.end],
-            BVec4A::splat(true),
-        );
+    match (pushes, cones) {
+        (false, false) => sums.add_cells::<false, false, M>(index, cells, &own_slots),
+        (true, false) => sums.add_cells::<true, false, M>(index, cells, &own_slots),
+        (false, true) => sums.add_cells::<false, true, M>(index, cells, &own_slots),
+        (true, true) => sums.add_cells::<true, true, M>(index, cells, &own_slots),
     }
     sums.count_up();
     sums
+}
+
+impl FlockSums {
+    /// Scans the entries of `cells` (see [`scan`](Self::scan)), each agent's own slot (in
+    /// `own_slots`, sorted, with its lane) added to the other lanes only.
+    fn add_cells<const PUSHES: bool, const CONES: bool, M>(
+        &mut self,
+        index: &SpatialIndex<M>,
+        cells: CellBox,
+        own_slots: &[(usize, usize); LANES],
+    ) {
+        let (positions, entries) = (index.positions(), index.entries());
+        for slots in index.slot_runs(cells) {
+            // The agents' own slots split the row: each is added to the other lanes only.
+            let mut next = slots.start;
+            for &(own, own_lane) in own_slots.iter().filter(|(own, _)| slots.contains(own)) {
+                self.scan::<PUSHES, CONES>(
+                    &positions[next..own],
+                    &entries[next..own],
+                    BVec4A::splat(true),
+                );
+                let others = BVec4A::from_array(core::array::from_fn(|k| k != own_lane));
+                self.scan::<PUSHES, CONES>(&positions[own..=own], &entries[own..=own], others);
+                next = own + 1;
+            }
+            self.scan::<PUSHES, CONES>(
+                &positions[next..slots.end],
+                &entries[next..slots.end],
+                BVec4A::splat(true),
+            );
+        }
+    }
 }
 
 /// The agent on `lane` of up to four `agents`; unused lanes take the last agent.
@@ -208,10 +322,14 @@ pub(crate) fn flock_forces(agents: &[FlockAgent], sums: &FlockSums) -> FlockForc
     let strength: [Vec4; 3] =
         core::array::from_fn(|rule| each(agents, |agent| agent.strengths[rule]));
     let weight: [Vec4; 3] = core::array::from_fn(|rule| each(agents, |agent| agent.weights[rule]));
-    // Separation: away from the offsets' sum (the direction of their mean), unit length, times the
-    // strength; zero with no neighbour, whose sum is zero.
+    // Separation by the mean: away from the offsets' sum (the direction of their mean), unit
+    // length, times the strength; zero with no neighbour, whose sum is zero. By distance: the
+    // pushes' sum times the strength.
     let (away, away_common) = direction_or_zero(sums.sums[0].negated());
-    let separation = away.scaled(strength[0]).scaled(weight[0]);
+    let by_distance = sums.by_distance;
+    let separation = VectorLanes::select(by_distance, sums.sums[0], away)
+        .scaled(strength[0])
+        .scaled(weight[0]);
     // Alignment: toward the velocities' sum at full speed, truncated to the strength.
     let (heading, heading_common) = direction_or_zero(sums.sums[1]);
     let (steer, steer_common) = truncate(heading.scaled(max_speed).minus(velocity), strength[1]);
@@ -234,7 +352,8 @@ pub(crate) fn flock_forces(agents: &[FlockAgent], sums: &FlockSums) -> FlockForc
     let (toward, toward_common) = direction_or_zero(offset);
     let (seek, seek_common) = truncate(toward.scaled(speed).minus(velocity), strength[2]);
     let cohesion = VectorLanes::select(found, seek, VectorLanes::ZERO).scaled(weight[2]);
-    let common = away_common
+    let common = (away_common | by_distance)
+        & !sums.uncommon
         & heading_common
         & (steer_common | no_heading)
         & ((toward_common & seek_common) | !found);
@@ -258,9 +377,15 @@ impl FlockForces {
     /// the scalar path's special cases.
     #[inline]
     pub(crate) fn lane(&self, lane: usize) -> Option<[Vector; 3]> {
+        // Loops rather than `map`, which was left as a call.
         (self.valid >> lane & 1 == 1).then(|| {
-            self.forces
-                .map(|axes| Vector::from_array(axes.map(|axis| axis[lane])))
+            let mut forces = [Vector::ZERO; 3];
+            for (force, axes) in forces.iter_mut().zip(&self.forces) {
+                for axis in 0..DIMENSIONS {
+                    force[axis] = axes[axis][lane];
+                }
+            }
+            forces
         })
     }
 }
@@ -268,9 +393,11 @@ impl FlockForces {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formulas::VectorSum;
+    use crate::behaviours::flocking::separation_by_distance;
+    use crate::formulas::{VectorSum, half_angle_cos, in_field_of_view};
     use crate::test_support::vector;
     use bevy::ecs::entity::Entity;
+    use core::f32::consts::TAU;
     use proptest::prelude::*;
 
     /// A flocking agent with the scene's rules, at rest at the origin.
@@ -282,11 +409,15 @@ mod tests {
             radii: [25.0, 45.0, 45.0],
             strengths: [300.0, 200.0, 150.0],
             weights: [1.0; 3],
+            view_cos: [-1.0; 3],
             slot: 0,
+            by_distance: false,
         }
     }
 
-    /// The sums a walk of `index` gives `agent`: what the rules add up.
+    /// The sums a walk of `index` gives `agent`: what the rules add up, each over the candidates
+    /// within its radius and field of view (as `NeighbourScratch::force` keeps them), separation's
+    /// the offsets or, by distance, the pushes.
     fn walked_sums(index: &SpatialIndex<()>, agent: &FlockAgent) -> (Vector, Vector, VectorSum) {
         let me = index.entries()[agent.slot as usize].entity;
         let mut neighbours = Vec::new();
@@ -295,29 +426,52 @@ mod tests {
                 neighbours.push(neighbour);
             }
         });
-        let of_rule = |rule: usize, term: fn(&Neighbour, Vector) -> Vector| {
+        let heading = math::direction_or_zero(agent.velocity);
+        let seen = |rule: usize| {
             let radius = agent.radii[rule];
-            VectorSum::of(
-                neighbours
-                    .iter()
-                    .filter(|neighbour| {
-                        neighbour.position.distance_squared(agent.position) <= radius * radius
-                    })
-                    .map(|neighbour| term(neighbour, agent.position)),
+            neighbours.iter().filter(move |neighbour| {
+                neighbour.position.distance_squared(agent.position) <= radius * radius
+                    && in_field_of_view(
+                        agent.position,
+                        heading,
+                        agent.view_cos[rule],
+                        neighbour.position,
+                    )
+            })
+        };
+        let separation = if agent.by_distance {
+            separation_by_distance(
+                agent.position,
+                agent.radii[0],
+                seen(0).map(|neighbour| neighbour.position),
             )
+        } else {
+            VectorSum::of(seen(0).map(|neighbour| neighbour.position - agent.position)).sum
         };
         (
-            of_rule(0, |neighbour, position| neighbour.position - position).sum,
-            of_rule(1, |neighbour, _| neighbour.velocity).sum,
-            of_rule(2, |neighbour, _| neighbour.position),
+            separation,
+            VectorSum::of(seen(1).map(|neighbour| neighbour.velocity)).sum,
+            VectorSum::of(seen(2).map(|neighbour| neighbour.position)),
         )
     }
 
     proptest! {
+        /// Whatever the radii, fields of view and separation methods, the lanes give the walk's
+        /// sums.
         #[test]
         fn flock_sums_give_the_walks_bits(
             points in prop::collection::vec((vector(120.0), vector(80.0)), 1..60),
-            agents in prop::collection::vec((0usize..60, prop::array::uniform3(0.0f32..70.0), 0u8..8), 1..5),
+            agents in prop::collection::vec(
+                (
+                    0usize..60,
+                    prop::array::uniform3(0.0f32..70.0),
+                    0u8..8,
+                    vector(80.0),
+                    prop::array::uniform3(prop_oneof![Just(TAU), Just(0.0f32), 0.0f32..7.0]),
+                    any::<bool>(),
+                ),
+                1..5,
+            ),
             cell_size in 5.0f32..80.0,
         ) {
             let mut index = SpatialIndex::<()>::new(cell_size);
@@ -329,7 +483,7 @@ mod tests {
             // Distinct slots, each agent at its entry's position or moved off it (as a system
             // before the flocking one may move it), some rules off.
             let mut group: Vec<FlockAgent> = Vec::new();
-            for (slot, radii, variant) in agents {
+            for (slot, radii, variant, velocity, views, by_distance) in agents {
                 let slot = (slot % index.len()) as u32;
                 if group.iter().any(|taken| taken.slot == slot) {
                     continue;
@@ -344,7 +498,10 @@ mod tests {
                         radii[rule]
                     }
                 });
-                group.push(FlockAgent { position, radii, slot, ..flock_agent() });
+                // Some at rest, who see all round whatever their fields of view.
+                let velocity = if variant % 3 == 0 { Vector::ZERO } else { velocity };
+                let view_cos = views.map(half_angle_cos);
+                group.push(FlockAgent { position, velocity, radii, view_cos, slot, by_distance, ..flock_agent() });
             }
             let cells = group
                 .iter()
@@ -357,6 +514,9 @@ mod tests {
                     .into_iter().flatten().chain([positions.count]).collect::<Vec<_>>()
             };
             for (lane, agent) in group.iter().enumerate() {
+                // A lane whose cone test or push needed the scalar special case is left to the
+                // walk; with these points, none does.
+                prop_assert!(!sums.uncommon.test(lane));
                 prop_assert_eq!(bits(sums.lane(lane)), bits(walked_sums(&index, agent)));
             }
         }
@@ -368,22 +528,30 @@ mod tests {
         fn flock_forces_give_the_rules_bits(
             agents in prop::array::uniform4((vector(500.0), vector(200.0), 0.0f32..300.0, prop::array::uniform3(-5.0f32..400.0), 5.0f32..80.0)),
             sums in prop::array::uniform4(prop::array::uniform3((vector(5000.0), 0u32..40))),
+            by_distance in prop::array::uniform4(any::<bool>()),
             used in 1usize..=4,
         ) {
-            use crate::behaviours::{Alignment, Cohesion, Separation};
+            use crate::behaviours::{Alignment, Cohesion, Separation, SeparationMethod};
             let group: Vec<FlockAgent> = agents[..used]
                 .iter()
-                .map(|&(position, velocity, max_speed, strengths, cohesion_radius)| {
+                .zip(by_distance)
+                .map(|(&(position, velocity, max_speed, strengths, cohesion_radius), by_distance)| {
                     let strengths = [strengths[0], strengths[1].abs(), strengths[2].abs()];
                     let weights = [0.5, 1.0, 2.0];
                     let radii = [25.0, 45.0, cohesion_radius];
-                    FlockAgent { position, velocity, max_speed, radii, strengths, weights, ..flock_agent() }
+                    FlockAgent { position, velocity, max_speed, radii, strengths, weights, by_distance, ..flock_agent() }
                 })
                 .collect();
             let sums = sums.map(|sums| sums.map(|(sum, count)| VectorSum { sum, count }));
             let lanes = FlockSums {
                 agents: VectorLanes::ZERO,
                 radii_squared: [Vec4::ZERO; 3],
+                by_distance: BVec4A::from_array(core::array::from_fn(|k| group.get(k).is_some_and(|agent| agent.by_distance))),
+                separation_radius: Vec4::ZERO,
+                heading: VectorLanes::ZERO,
+                all_round: [BVec4A::splat(true); 3],
+                view_cos: [Vec4::NEG_ONE; 3],
+                uncommon: BVec4A::splat(false),
                 sums: core::array::from_fn(|rule| VectorLanes::from_fn(|k| sums[k][rule].sum)),
                 count: Vec4::ZERO,
                 whole_count: core::array::from_fn(|k| sums[k][2].count),
@@ -392,11 +560,17 @@ mod tests {
             let forces = flock_forces(&group, &lanes);
             for (k, lane) in group.iter().enumerate() {
                 let agent = crate::formulas::Boid { position: lane.position, velocity: lane.velocity, max_speed: lane.max_speed };
-                let separation = Separation { strength: lane.strengths[0], ..Separation::default() };
+                let method = if lane.by_distance { SeparationMethod::ByDistance } else { SeparationMethod::Mean };
+                let separation = Separation { strength: lane.strengths[0], method, ..Separation::default() };
                 let alignment = Alignment { strength: lane.strengths[1], ..Alignment::default() };
                 let cohesion = Cohesion { radius: lane.radii[2], strength: lane.strengths[2], ..Cohesion::default() };
+                // By distance, the sum is of the pushes.
+                let separation = match method {
+                    SeparationMethod::Mean => separation.force_from_offsets(sums[k][0].sum),
+                    SeparationMethod::ByDistance => separation.force_from_pushes(sums[k][0].sum),
+                };
                 let scalar = [
-                    separation.force_from_offsets(sums[k][0].sum) * lane.weights[0],
+                    separation * lane.weights[0],
                     alignment.force_from_velocities(&agent, sums[k][1].sum) * lane.weights[1],
                     cohesion.force_from_positions(&agent, sums[k][2]) * lane.weights[2],
                 ];
@@ -405,6 +579,55 @@ mod tests {
                 prop_assert_eq!(bits(forces.lane(k).unwrap()), bits(scalar));
             }
             prop_assert!((used..LANES).all(|k| forces.lane(k).is_none()));
+        }
+    }
+
+    /// A neighbour so close that its squared distance underflows needs the scalar path's exact
+    /// length for its push or its cone test: the lane is not valid, and the agent walks the
+    /// index. At an ordinary distance it is valid.
+    #[test]
+    fn a_neighbour_a_hair_away_sends_a_push_or_a_cone_to_the_walk() {
+        for gap in [1e-30, 1.0] {
+            for (by_distance, view) in [(true, TAU), (false, 2.0)] {
+                let mut index = SpatialIndex::<()>::new(10.0);
+                index.rebuild_moving([0.0, gap].into_iter().enumerate().map(|(at, x)| {
+                    let mut position = Vector::ZERO;
+                    position[0] = x;
+                    Neighbour {
+                        entity: Entity::from_raw_u32(at as u32).unwrap(),
+                        position,
+                        velocity: Vector::ZERO,
+                    }
+                }));
+                let slot = index
+                    .entries()
+                    .iter()
+                    .position(|entry| entry.position == Vector::ZERO)
+                    .unwrap() as u32;
+                let mut velocity = Vector::ZERO;
+                velocity[0] = 50.0;
+                // Alignment only: its sum, the neighbour's zero velocity, needs no special case.
+                let agent = FlockAgent {
+                    velocity,
+                    radii: [f32::NAN, 5.0, f32::NAN],
+                    view_cos: [-1.0, half_angle_cos(view), -1.0],
+                    slot,
+                    by_distance,
+                    ..flock_agent()
+                };
+                let agent = if by_distance {
+                    FlockAgent {
+                        radii: [5.0, f32::NAN, f32::NAN],
+                        ..agent
+                    }
+                } else {
+                    agent
+                };
+                let group = [agent];
+                let cells = index.cell_box(agent.position, agent.reach()).unwrap();
+                let forces = flock_forces(&group, &flock_sums(&index, cells, &group));
+                assert_eq!(forces.lane(0).is_some(), gap == 1.0, "{by_distance} {gap}");
+            }
         }
     }
 }

@@ -85,6 +85,12 @@ impl Separation {
     pub(crate) fn force_from_offsets(&self, sum_of_offsets: Vector) -> Vector {
         separation_from_offsets(sum_of_offsets) * self.strength
     }
+
+    /// The unweighted [`SeparationMethod::ByDistance`] force from the sum of the neighbours'
+    /// pushes ([`separation_by_distance`]): what the flocking system's lanes add up.
+    pub(crate) fn force_from_pushes(&self, sum_of_pushes: Vector) -> Vector {
+        sum_of_pushes * self.strength
+    }
 }
 
 weight_and_switch_builders!(Separation);
@@ -101,9 +107,11 @@ impl NeighbourBehaviour for Separation {
             SeparationMethod::Mean => {
                 self.force_from_offsets(positions.map(|position| position - agent.position).sum())
             }
-            SeparationMethod::ByDistance => {
-                separation_by_distance(agent.position, self.radius, positions) * self.strength
-            }
+            SeparationMethod::ByDistance => self.force_from_pushes(separation_by_distance(
+                agent.position,
+                self.radius,
+                positions,
+            )),
         }
     }
 }

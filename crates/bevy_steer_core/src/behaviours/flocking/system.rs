@@ -2,8 +2,6 @@
 //! lanes, in the spatial index's cell order, the rest by a walk of the index; one walk serves all
 //! three rules of an agent.
 
-use core::f32::consts::TAU;
-
 use bevy::platform::sync::RwLock;
 use bevy::prelude::*;
 use bevy::tasks::ComputeTaskPool;
@@ -11,7 +9,7 @@ use bevy::tasks::ComputeTaskPool;
 use super::lanes::{self, FlockAgent};
 use super::{Alignment, Cohesion, Separation, SeparationMethod};
 use crate::components::{MaxSpeed, Steering, Velocity};
-use crate::formulas::Boid;
+use crate::formulas::{Boid, half_angle_cos};
 use crate::math::Vector;
 use crate::math::grid::CellBox;
 use crate::math::lanes::LANES;
@@ -78,9 +76,9 @@ fn rules_at<'a>(
 
 /// The agent as [`lanes::flock_sums`] and [`lanes::flock_forces`] take it, when its rules need
 /// nothing the lanes leave out: the agent's position and velocity are finite; every active rule
-/// has a valid radius, sees all round and has a finite strength and weight; alignment's and
-/// cohesion's strengths are not negative; separation takes the mean. `None` sends the agent down
-/// the scalar walk, which handles everything.
+/// has a valid radius and a finite strength and weight; alignment's and cohesion's strengths are
+/// not negative. Any field of view and either separation method go on the lanes. `None` sends the
+/// agent down the scalar walk, which handles everything.
 #[inline]
 fn flock_agent(agent: &Boid, (separation, alignment, cohesion): FlockRules) -> Option<FlockAgent> {
     /// Puts `rule` (the `index`th) on `record`, or answers `false` when the lanes cannot take it.
@@ -96,13 +94,13 @@ fn flock_agent(agent: &Boid, (separation, alignment, cohesion): FlockRules) -> O
         };
         let (radius, strength, weight) = (rule.radius(), strength(rule), rule.weight());
         let valid = neighbourhood_radius(rule).is_ok()
-            && rule.field_of_view() >= TAU
             && strength.is_finite()
             && weight.is_finite()
             && (!truncates || strength.is_sign_positive());
         record.radii[index] = radius;
         record.strengths[index] = strength;
         record.weights[index] = weight;
+        record.view_cos[index] = half_angle_cos(rule.field_of_view());
         valid
     }
     let mut record = FlockAgent {
@@ -112,12 +110,13 @@ fn flock_agent(agent: &Boid, (separation, alignment, cohesion): FlockRules) -> O
         radii: [f32::NAN; 3],
         strengths: [0.0; 3],
         weights: [0.0; 3],
+        view_cos: [-1.0; 3],
         // Set once the agent is found in the index.
         slot: 0,
+        by_distance: separation.is_some_and(|rule| rule.method == SeparationMethod::ByDistance),
     };
     let valid = agent.position.is_finite()
         && agent.velocity.is_finite()
-        && separation.is_none_or(|rule| rule.method == SeparationMethod::Mean)
         && take(&mut record, 0, separation, |rule| rule.strength, false)
         && take(&mut record, 1, alignment, |rule| rule.strength, true)
         && take(&mut record, 2, cohesion, |rule| rule.strength, true);
@@ -254,12 +253,11 @@ fn step_flock_slots<M>(
 /// the index's order, four agents of neighbouring cells at a time on SIMD lanes, one pass over
 /// the cells serving the four; the forces are settled in table order. An agent the lanes leave
 /// out walks the index on its own, over the widest of its rules' radii, each rule keeping its own
-/// neighbours from the walk: one whose rules need a special case (a field of view, the separation
-/// by distance, a bad radius, a strength or weight that is not finite, a negative strength of
-/// alignment or cohesion), whose position or velocity is not finite, which is not in the index
-/// (or is in it twice), with no cell in reach, or whose forces need one of the scalar functions'
-/// special cases (a square that under- or overflows, a speed limit that is not finite). Both give
-/// the same bits.
+/// neighbours from the walk: one whose rules need a special case (a bad radius, a strength or
+/// weight that is not finite, a negative strength of alignment or cohesion), whose position or
+/// velocity is not finite, which is not in the index (or is in it twice), with no cell in reach,
+/// or whose forces, cone tests or pushes need one of the scalar functions' special cases (a
+/// square that under- or overflows, a speed limit that is not finite). Both give the same bits.
 pub fn apply_flocking<M: Component>(
     index: Neighbours<M>,
     mut agents: FlockAgents<M>,
