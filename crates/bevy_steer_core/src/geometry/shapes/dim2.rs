@@ -2,6 +2,7 @@
 
 use bevy::prelude::*;
 
+use super::{box_signed_distance, round_first_contact};
 use crate::geometry::path::closest_point_on_segment;
 use crate::math::Vector;
 
@@ -89,10 +90,7 @@ impl ObstacleShape {
     pub fn signed_distance(self, position: Vector, point: Vector) -> f32 {
         match self {
             Self::Circle { radius } => point.distance(position) - radius,
-            Self::Box { half_size } => {
-                let outside = (point - position).abs() - half_size;
-                outside.max(Vector::ZERO).length() + outside.max_element().min(0.0)
-            }
+            Self::Box { half_size } => box_signed_distance(half_size, point - position),
             Self::Segment { end } => {
                 point.distance(closest_point_on_segment(point, position, position + end))
             }
@@ -111,22 +109,7 @@ impl ObstacleShape {
         room: f32,
     ) -> Option<f32> {
         match self {
-            Self::Circle { radius } => {
-                let offset = from - position;
-                let touching = radius + room;
-                let c = offset.length_squared() - touching * touching;
-                if c <= 0.0 {
-                    return Some(0.0);
-                }
-                let a = reach.length_squared();
-                let b = offset.dot(reach);
-                let discriminant = b * b - a * c;
-                if a == 0.0 || discriminant < 0.0 {
-                    return None;
-                }
-                let along = (-b - discriminant.sqrt()) / a;
-                (0.0..=1.0).contains(&along).then_some(along)
-            }
+            Self::Circle { radius } => round_first_contact(radius, from - position, reach, room),
             Self::Box { half_size } => {
                 // The slabs of the grown box, all axes at once (a zero component of `reach` gives
                 // infinite bounds, or NaN where `from` lies on a face, which `min` / `max` skip).

@@ -3,6 +3,7 @@
 
 use bevy::prelude::*;
 
+use super::{box_signed_distance, round_first_contact};
 use crate::math::Vector;
 
 /// The shape of an [`Obstacle`](crate::obstacles::Obstacle), relative to its `Transform`'s
@@ -149,22 +150,7 @@ impl ObstacleShape {
         room: f32,
     ) -> Option<f32> {
         match self {
-            Self::Sphere { radius } => {
-                let offset = from - position;
-                let touching = radius + room;
-                let c = offset.length_squared() - touching * touching;
-                if c <= 0.0 {
-                    return Some(0.0);
-                }
-                let a = reach.length_squared();
-                let b = offset.dot(reach);
-                let discriminant = b * b - a * c;
-                if a == 0.0 || discriminant < 0.0 {
-                    return None;
-                }
-                let along = (-b - discriminant.sqrt()) / a;
-                (0.0..=1.0).contains(&along).then_some(along)
-            }
+            Self::Sphere { radius } => round_first_contact(radius, from - position, reach, room),
             Self::Box { half_size } => box_first_contact(half_size + room, from - position, reach),
             Self::RotatedBox {
                 half_size,
@@ -199,12 +185,6 @@ fn box_closest(half_size: Vector, offset: Vector) -> Vector {
     let mut on_face = offset;
     on_face[axis] = half_size[axis].copysign(offset[axis]);
     on_face
-}
-
-/// How far `offset` is outside the box of `half_size` centred on the origin (negative inside).
-fn box_signed_distance(half_size: Vector, offset: Vector) -> f32 {
-    let outside = offset.abs() - half_size;
-    outside.max(Vector::ZERO).length() + outside.max_element().min(0.0)
 }
 
 /// Where along the move from `from` by `reach` (0 to 1) it first enters the box of `half_size`

@@ -28,3 +28,27 @@ impl ObstacleShape {
         }
     }
 }
+
+/// How far `offset` (from the box's centre) is outside the box of `half_size`: negative inside.
+fn box_signed_distance(half_size: Vector, offset: Vector) -> f32 {
+    let outside = offset.abs() - half_size;
+    outside.max(Vector::ZERO).length() + outside.max_element().min(0.0)
+}
+
+/// Where along the move by `reach` (0 to 1) from `offset` (from the centre of a disc or a sphere
+/// of `radius`) a body keeping `room` first touches it: exact, `Some(0.0)` when already touching.
+fn round_first_contact(radius: f32, offset: Vector, reach: Vector, room: f32) -> Option<f32> {
+    let touching = radius + room;
+    let c = offset.length_squared() - touching * touching;
+    if c <= 0.0 {
+        return Some(0.0);
+    }
+    let a = reach.length_squared();
+    let b = offset.dot(reach);
+    let discriminant = b * b - a * c;
+    if a == 0.0 || discriminant < 0.0 {
+        return None;
+    }
+    let along = (-b - discriminant.sqrt()) / a;
+    (0.0..=1.0).contains(&along).then_some(along)
+}
