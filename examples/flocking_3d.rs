@@ -20,7 +20,10 @@ use bevy::input::common_conditions::input_just_pressed;
 use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll};
 use bevy::prelude::*;
 use bevy_steer3d::prelude::*;
-use support::{ScriptedRunPlugin, default_plugins, multisampling, setting, smooth_motion};
+use support::{
+    ScriptedRunPlugin, default_plugins, force_vectors_plugin_3d, multisampling, setting,
+    smooth_motion,
+};
 
 /// Half the width of the box the boids fly in.
 const HALF_ARENA: f32 = 400.0;
@@ -55,7 +58,7 @@ fn main() {
             SteeringPlugin::default(),
             // Neighbours are the flock's boids; cells as wide as the largest radius.
             FlockingPlugin::<Boid>::new(40.0),
-            SteeringDebugPlugin,
+            force_vectors_plugin_3d,
             SteeringEguiPlugin::with_preset_directory(concat!(
                 env!("CARGO_MANIFEST_DIR"),
                 "/assets/presets"
@@ -71,14 +74,13 @@ fn main() {
             pitch: 0.35,
             distance: 1500.0,
         })
-        .add_systems(Startup, (setup, show_forces_if_asked))
+        .add_systems(Startup, setup)
         .add_systems(
             Update,
             (
                 orbit_camera.run_if(not(egui_wants_any_pointer_input)),
                 toggle_rules,
                 draw_arena,
-                toggle_force_vectors.run_if(input_just_pressed(KeyCode::KeyF)),
             ),
         )
         .run();
@@ -234,15 +236,4 @@ fn draw_arena(mut gizmos: Gizmos) {
         Transform::from_scale(Vec3::splat(2.0 * HALF_ARENA)),
         Color::srgb(0.4, 0.45, 0.5),
     );
-}
-
-/// Force vectors start hidden, unless `STEER_SHOW_FORCES` is set (the end-to-end test sets it).
-fn show_forces_if_asked(mut store: ResMut<GizmoConfigStore>) {
-    store.config_mut::<SteeringGizmos>().0.enabled = setting("STEER_SHOW_FORCES").is_some();
-}
-
-/// `F`: force vectors on or off.
-fn toggle_force_vectors(mut store: ResMut<GizmoConfigStore>) {
-    let (config, _) = store.config_mut::<SteeringGizmos>();
-    config.enabled = !config.enabled;
 }

@@ -18,7 +18,9 @@ use bevy::input::common_conditions::input_just_pressed;
 use bevy::mesh::VertexAttributeValues;
 use bevy::prelude::*;
 use bevy_steer3d::prelude::*;
-use support::{ScriptedRunPlugin, default_plugins, multisampling, setting, smooth_motion};
+use support::{
+    ScriptedRunPlugin, default_plugins, force_vectors_plugin_3d, multisampling, smooth_motion,
+};
 
 /// Half the width of the ground.
 const HALF_GROUND: f32 = 700.0;
@@ -55,7 +57,7 @@ fn main() {
             SteeringPlugin::default(),
             // Every unit keeps apart from every other, whatever its squad.
             FlockingPlugin::<Unit>::new(30.0),
-            SteeringDebugPlugin,
+            force_vectors_plugin_3d,
             SteeringEguiPlugin::with_preset_directory(concat!(
                 env!("CARGO_MANIFEST_DIR"),
                 "/assets/presets"
@@ -69,7 +71,7 @@ fn main() {
         .add_tuning_group::<Blue>("Blue")
         .insert_resource(ClearColor(Color::srgb(0.55, 0.68, 0.8)))
         .init_resource::<Selected>()
-        .add_systems(Startup, (setup, show_forces_if_asked))
+        .add_systems(Startup, setup)
         // The height is the game's: set from the terrain after each steering step.
         .add_systems(
             SteeringSchedule,
@@ -84,7 +86,6 @@ fn main() {
                         .and_then(not(egui_wants_any_pointer_input)),
                 ),
                 back_to_patrol.run_if(input_just_pressed(KeyCode::KeyP)),
-                toggle_force_vectors.run_if(input_just_pressed(KeyCode::KeyF)),
                 circle_selected_squad,
             ),
         )
@@ -327,15 +328,4 @@ fn circle_selected_squad(
             );
         }
     }
-}
-
-/// Force vectors start hidden, unless `STEER_SHOW_FORCES` is set (the end-to-end test sets it).
-fn show_forces_if_asked(mut store: ResMut<GizmoConfigStore>) {
-    store.config_mut::<SteeringGizmos>().0.enabled = setting("STEER_SHOW_FORCES").is_some();
-}
-
-/// `F`: force vectors on or off.
-fn toggle_force_vectors(mut store: ResMut<GizmoConfigStore>) {
-    let (config, _) = store.config_mut::<SteeringGizmos>();
-    config.enabled = !config.enabled;
 }

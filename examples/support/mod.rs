@@ -61,6 +61,25 @@ pub fn default_plugins(title: &str) -> impl PluginGroup {
     })
 }
 
+/// The 3D examples' force vectors (`bevy_steer3d`'s gizmos): shown from the start when
+/// `STEER_SHOW_FORCES` is set, `F` shows or hides them.
+pub fn force_vectors_plugin_3d(app: &mut App) {
+    use bevy::input::common_conditions::input_just_pressed;
+    use bevy_steer3d::debug::{SteeringDebugPlugin, SteeringGizmos};
+    app.add_plugins(SteeringDebugPlugin)
+        .add_systems(Startup, |mut store: ResMut<GizmoConfigStore>| {
+            store.config_mut::<SteeringGizmos>().0.enabled = setting("STEER_SHOW_FORCES").is_some();
+        })
+        .add_systems(
+            Update,
+            (|mut store: ResMut<GizmoConfigStore>| {
+                let (config, _) = store.config_mut::<SteeringGizmos>();
+                config.enabled = !config.enabled;
+            })
+            .run_if(input_just_pressed(KeyCode::KeyF)),
+        );
+}
+
 /// The 3D examples' multisampling: Bevy's default natively; none in the browser, where software
 /// WebGL (and weak GPUs) pay for every sample of every lit pixel.
 pub fn multisampling() -> Msaa {
