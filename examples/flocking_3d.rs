@@ -16,7 +16,6 @@
 mod support;
 
 use bevy::core_pipeline::tonemapping::Tonemapping;
-use bevy::input::common_conditions::input_just_pressed;
 use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll};
 use bevy::prelude::*;
 use bevy_steer3d::prelude::*;
