@@ -96,10 +96,10 @@ pub use plugin::{
 pub mod prelude {
     pub use crate::Vector;
     pub use crate::behaviours::{
-        Alignment, AvoidObstacles, Cohesion, Containment, Evade, Flee, FollowLeader, FollowPath,
-        NeighbourBehaviour, NoTarget, Path, PathMethod, PathMode, Pursue, Queue, Seek, Separation,
-        SeparationMethod, SteeringBehaviour, Target, TargetState, Wander, WanderFrame,
-        WanderMethod, target_state,
+        Alignment, AlignmentMethod, AvoidObstacles, Cohesion, CohesionMethod, Containment, Evade,
+        Flee, FollowLeader, FollowPath, NeighbourBehaviour, NoTarget, Path, PathMethod, PathMode,
+        Pursue, Queue, Seek, Separation, SeparationMethod, SteeringBehaviour, Target, TargetState,
+        Wander, WanderFrame, WanderMethod, target_state,
     };
     pub use crate::components::{
         Mass, MaxForce, MaxSpeed, Steering, SteeringCombination, Velocity,

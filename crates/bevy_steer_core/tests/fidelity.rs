@@ -259,9 +259,9 @@ fn results_agree_at_30_60_and_120_steps_per_second() {
 const CROWD: usize = 4 * 1024 + 3;
 
 /// Final positions of a crowd of wanderers, who also orbit the origin by a registered behaviour of
-/// the test's own, flock (every agent a neighbour, about ten of them each), avoid obstacles, stay in
-/// an arena, and some follow a path or combine their forces by priority, after `steps`, in this
-/// process's compute pool.
+/// the test's own, flock (every agent a neighbour, about ten of them each, with every method and
+/// fields of view), avoid obstacles, stay in an arena, and some follow a path or combine their
+/// forces by priority, after `steps`, in this process's compute pool.
 fn crowd_after(seed: u64, threads: usize, steps: u32) -> Vec<Vec2> {
     // Bevy's compute pool is global to the process: the first app sets its size for good.
     let mut app = App::new();
@@ -309,9 +309,23 @@ fn crowd_after(seed: u64, threads: usize, steps: u32) -> Vec<Vec2> {
                     weight: 0.5,
                     ..Orbit::new(300.0)
                 },
-                Separation::new(3.0),
-                Alignment::new(5.0),
-                Cohesion::new(5.0),
+                // Every path of the flocking lanes: the default rules, separation by distance,
+                // fields of view, the classic alignment and cohesion.
+                Separation::new(3.0).with_method(if index % 5 == 1 {
+                    SeparationMethod::ByDistance
+                } else {
+                    SeparationMethod::Mean
+                }),
+                match index % 5 {
+                    2 => Alignment::new(5.0).with_field_of_view(4.0),
+                    3 => Alignment::new(5.0).with_method(AlignmentMethod::MeanVelocity),
+                    _ => Alignment::new(5.0),
+                },
+                match index % 5 {
+                    2 => Cohesion::new(5.0).with_field_of_view(4.0),
+                    4 => Cohesion::new(5.0).with_method(CohesionMethod::Seek),
+                    _ => Cohesion::new(5.0),
+                },
                 AvoidObstacles::new(40.0, 2.0),
                 Containment::rectangle(Vec2::new(2000.0, 0.0), Vec2::new(5000.0, 1500.0)),
             ));

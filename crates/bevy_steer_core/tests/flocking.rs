@@ -29,6 +29,75 @@ fn the_rules_against_hand_computed_values() {
 }
 
 #[test]
+fn the_classic_alignment_and_cohesion_against_hand_computed_values() {
+    // The agent at the origin moving at (10, 0), full speed 100; neighbours at (30, 0) and
+    // (0, 40), moving at (30, 0) and (0, 40): their mean velocity is (15, 20), their centre
+    // (15, 20), 25 away along (0.6, 0.8).
+    let cases = [
+        // Reynolds' alignment: their mean velocity minus the agent's.
+        (
+            Some(Alignment::new(60.0).with_method(AlignmentMethod::MeanVelocity)),
+            None,
+            v(5.0, 20.0),
+        ),
+        // The article's: their heading at full speed, (60, 80), minus the agent's.
+        (Some(Alignment::new(60.0)), None, v(50.0, 80.0)),
+        // Reynolds' cohesion: seek the centre at full speed although it is within the radius.
+        (
+            None,
+            Some(Cohesion::new(60.0).with_method(CohesionMethod::Seek)),
+            v(50.0, 80.0),
+        ),
+        // With arrival: 25 / 60 of full speed.
+        (None, Some(Cohesion::new(60.0)), v(15.0, 100.0 / 3.0)),
+    ];
+    for (alignment, cohesion, force) in cases {
+        for neighbour_count in [2, 0] {
+            let mut app = flock_app();
+            let agent = spawn(
+                &mut app,
+                (
+                    at(0.0, 0.0),
+                    Velocity(v(10.0, 0.0)),
+                    MaxSpeed(100.0),
+                    MaxForce(1e6),
+                    Boid,
+                ),
+            );
+            let mut entity = app.world_mut().entity_mut(agent);
+            if let Some(alignment) = alignment {
+                entity.insert(alignment);
+            }
+            if let Some(cohesion) = cohesion {
+                entity.insert(cohesion);
+            }
+            for (position, velocity) in [(v(30.0, 0.0), v(30.0, 0.0)), (v(0.0, 40.0), v(0.0, 40.0))]
+                .into_iter()
+                .take(neighbour_count)
+            {
+                spawn(
+                    &mut app,
+                    (at(position.x, position.y), Velocity(velocity), Boid),
+                );
+            }
+            step(&mut app, 1);
+            // One step of 1/60 s, mass 1; no neighbour, no force.
+            let expected = v(10.0, 0.0)
+                + if neighbour_count > 0 {
+                    force / 60.0
+                } else {
+                    Vector::ZERO
+                };
+            assert!(
+                velocity(&app, agent).abs_diff_eq(expected, 1e-4),
+                "{alignment:?} {cohesion:?} with {neighbour_count}: {} against {expected}",
+                velocity(&app, agent)
+            );
+        }
+    }
+}
+
+#[test]
 fn no_neighbour_or_a_neighbour_on_the_agent_gives_no_force_and_no_nan() {
     let me = v(1.0, 2.0);
     assert_eq!(separation(me, []), Vector::ZERO);
@@ -235,18 +304,18 @@ fn the_shared_walk_gives_the_forces_of_three_registrations_bit_for_bit() {
             });
             if index % 5 != 0 {
                 let alignment = Alignment::new(40.0).with_enabled(index % 11 != 0);
-                boid.insert(if index % 6 == 1 {
-                    alignment.with_field_of_view(3.0)
-                } else {
-                    alignment
+                boid.insert(match index % 6 {
+                    1 => alignment.with_field_of_view(3.0),
+                    2 => alignment.with_method(AlignmentMethod::MeanVelocity),
+                    _ => alignment,
                 });
             }
             if index % 3 != 0 {
                 let cohesion = Cohesion::new(25.0 + (index % 4) as f32 * 20.0).with_weight(0.5);
-                boid.insert(if index % 7 == 2 {
-                    cohesion.with_field_of_view(5.0)
-                } else {
-                    cohesion
+                boid.insert(match index % 7 {
+                    2 => cohesion.with_field_of_view(5.0),
+                    3 => cohesion.with_method(CohesionMethod::Seek),
+                    _ => cohesion,
                 });
             }
         }

@@ -41,7 +41,8 @@ pub use containment::Containment;
 pub use evade::Evade;
 pub use flee::Flee;
 pub use flocking::{
-    Alignment, Cohesion, FlockScratch, FlockingPlugin, Separation, SeparationMethod, apply_flocking,
+    Alignment, AlignmentMethod, Cohesion, CohesionMethod, FlockScratch, FlockingPlugin, Separation,
+    SeparationMethod, apply_flocking,
 };
 pub use follow_leader::FollowLeader;
 pub use follow_path::{FollowPath, Path, PathMethod, PathMode, advance_paths};

@@ -6,17 +6,33 @@ use crate::behaviours::{
     NeighbourBehaviour, neighbourhood_accessors, neighbourhood_builders, weight_and_switch_builders,
 };
 use crate::components::Steering;
-use crate::formulas::Boid;
+use crate::formulas::{Boid, VectorSum};
 use crate::math::{Vector, direction_or_zero, truncate};
 use crate::problems::BehaviourKind;
 use crate::spatial::Neighbour;
 use crate::tunable::{ANGLE, DISTANCE, FORCE, WEIGHT};
 
-/// Alignment: steer toward the mean heading of the neighbours within `radius`.
+/// How [`Alignment`] matches its neighbours.
+#[derive(Reflect, Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[reflect(Default, Debug, PartialEq, Hash, Clone)]
+pub enum AlignmentMethod {
+    /// The flocking article's: head the way the neighbours head (the direction of their mean
+    /// velocity) at full speed, whatever their speed.
+    #[default]
+    Heading,
+    /// Reynolds' classic boids: match the neighbours' mean velocity, speed as well as heading (the
+    /// desired velocity is their mean velocity).
+    MeanVelocity,
+}
+
+/// Alignment: steer toward the mean heading (or velocity) of the neighbours within `radius`.
 ///
-/// The rule is the flocking article's (the direction of the neighbours' mean velocity), applied as
-/// Reynolds steers: the desired velocity along it at `MaxSpeed`, minus the velocity, at most
-/// `strength` long, so that headings settle instead of swinging past each other.
+/// With [`AlignmentMethod::Heading`] (the default) the rule is the flocking article's (the
+/// direction of the neighbours' mean velocity), applied as Reynolds steers: the desired velocity
+/// along it at `MaxSpeed`, minus the velocity, at most `strength` long, so that headings settle
+/// instead of swinging past each other. With [`AlignmentMethod::MeanVelocity`] the desired
+/// velocity is the neighbours' mean velocity itself (Reynolds' classic form), the force again at
+/// most `strength` long. Either way there is no force without a neighbour.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
 #[reflect(Component, Default, Debug, PartialEq, Clone)]
 #[require(Steering)]
@@ -33,6 +49,8 @@ pub struct Alignment {
     /// Factor on the force. Default `1.0`.
     #[reflect(@WEIGHT)]
     pub weight: f32,
+    /// Match the heading (the default) or the mean velocity.
+    pub method: AlignmentMethod,
     /// Whether the behaviour acts. Default `true`.
     pub enabled: bool,
 }
@@ -44,6 +62,7 @@ impl Default for Alignment {
             field_of_view: core::f32::consts::TAU,
             strength: 200.0,
             weight: 1.0,
+            method: AlignmentMethod::Heading,
             enabled: true,
         }
     }
@@ -58,14 +77,25 @@ impl Alignment {
         }
     }
 
-    /// The unweighted force from the sum of the neighbours' velocities: what the flocking system's
-    /// lanes add up.
-    pub(crate) fn force_from_velocities(&self, agent: &Boid, sum_of_velocities: Vector) -> Vector {
-        steer_to_heading(
-            agent,
-            alignment_from_velocities(sum_of_velocities),
-            self.strength,
-        )
+    /// Sets the method.
+    pub fn with_method(mut self, method: AlignmentMethod) -> Self {
+        self.method = method;
+        self
+    }
+
+    /// The unweighted force from the sum of the neighbours' velocities (and their count): what the
+    /// flocking system's lanes add up.
+    pub(crate) fn force_from_velocities(&self, agent: &Boid, velocities: VectorSum) -> Vector {
+        match self.method {
+            AlignmentMethod::Heading => steer_to_heading(
+                agent,
+                alignment_from_velocities(velocities.sum),
+                self.strength,
+            ),
+            AlignmentMethod::MeanVelocity => velocities.mean().map_or(Vector::ZERO, |mean| {
+                truncate(mean - agent.velocity, self.strength)
+            }),
+        }
     }
 }
 
@@ -80,7 +110,7 @@ impl NeighbourBehaviour for Alignment {
     fn force(&self, agent: &Boid, neighbours: &[Neighbour]) -> Vector {
         self.force_from_velocities(
             agent,
-            neighbours.iter().map(|neighbour| neighbour.velocity).sum(),
+            VectorSum::of(neighbours.iter().map(|neighbour| neighbour.velocity)),
         )
     }
 }

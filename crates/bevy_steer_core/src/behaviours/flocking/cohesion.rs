@@ -12,11 +12,24 @@ use crate::problems::BehaviourKind;
 use crate::spatial::Neighbour;
 use crate::tunable::{ANGLE, DISTANCE, FORCE, WEIGHT};
 
+/// How [`Cohesion`] moves toward the neighbours' centre.
+#[derive(Reflect, Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[reflect(Default, Debug, PartialEq, Hash, Clone)]
+pub enum CohesionMethod {
+    /// Seek the centre with arrival within `radius`: slower the closer the centre is, so the group
+    /// closes in without swinging through its centre and back.
+    #[default]
+    Arrival,
+    /// Reynolds' classic boids: seek the centre at full speed, however close it is.
+    Seek,
+}
+
 /// Cohesion: steer toward the centre of the neighbours within `radius`.
 ///
 /// The rule is the flocking article's (toward the neighbours' centre), applied as Reynolds steers:
-/// seek the centre with arrival within `radius`, the force at most `strength` long, so that the
-/// group closes in without swinging through its centre and back.
+/// seek the centre (with arrival within `radius` by default, at full speed with
+/// [`CohesionMethod::Seek`]), the force at most `strength` long. There is no force without a
+/// neighbour.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
 #[reflect(Component, Default, Debug, PartialEq, Clone)]
 #[require(Steering)]
@@ -33,6 +46,8 @@ pub struct Cohesion {
     /// Factor on the force. Default `1.0`.
     #[reflect(@WEIGHT)]
     pub weight: f32,
+    /// Seek the centre with arrival (the default) or at full speed.
+    pub method: CohesionMethod,
     /// Whether the behaviour acts. Default `true`.
     pub enabled: bool,
 }
@@ -44,6 +59,7 @@ impl Default for Cohesion {
             field_of_view: core::f32::consts::TAU,
             strength: 150.0,
             weight: 1.0,
+            method: CohesionMethod::Arrival,
             enabled: true,
         }
     }
@@ -58,6 +74,21 @@ impl Cohesion {
         }
     }
 
+    /// Sets the method.
+    pub fn with_method(mut self, method: CohesionMethod) -> Self {
+        self.method = method;
+        self
+    }
+
+    /// The radius within which the seek of the centre slows down: zero (plain seek) for
+    /// [`CohesionMethod::Seek`].
+    pub(crate) fn slowing_radius(&self) -> f32 {
+        match self.method {
+            CohesionMethod::Arrival => self.radius,
+            CohesionMethod::Seek => 0.0,
+        }
+    }
+
     /// The unweighted force from the sum of the neighbours' positions: what the flocking system's
     /// lanes add up.
     pub(crate) fn force_from_positions(
@@ -66,7 +97,10 @@ impl Cohesion {
         positions: formulas::VectorSum,
     ) -> Vector {
         positions.mean().map_or(Vector::ZERO, |centre| {
-            truncate(formulas::seek(agent, centre, self.radius), self.strength)
+            truncate(
+                formulas::seek(agent, centre, self.slowing_radius()),
+                self.strength,
+            )
         })
     }
 }

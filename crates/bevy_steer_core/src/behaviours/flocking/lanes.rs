@@ -2,8 +2,8 @@
 //!
 //! Four boids of neighbouring cells share one pass over their cells, each entry tested against
 //! all four at once. Every setting of the rules is taken: a field of view (each rule's cone tested
-//! per entry) and separation by distance (each neighbour's push added per entry) as well as the
-//! defaults. This is the fast path for the common case only: [`flock_forces`] marks the lanes that
+//! per entry), separation by distance (each neighbour's push added per entry) and the classic
+//! alignment and cohesion (alignment's neighbours counted per entry) as well as the defaults. This is the fast path for the common case only: [`flock_forces`] marks the lanes that
 //! need one of the scalar path's special cases (a squared length that under- or overflows, in the
 //! forces or, for a cone or a push, in an entry's distance), and the flocking system walks the
 //! index for those agents.
@@ -39,12 +39,25 @@ pub(crate) struct FlockAgent {
     pub(crate) view_cos: [f32; 3],
     /// The agent's slot in the spatial index.
     pub(crate) slot: u32,
-    /// Whether separation pushes by distance ([`SeparationMethod::ByDistance`](super::SeparationMethod::ByDistance))
-    /// rather than away from the mean.
-    pub(crate) by_distance: bool,
+    /// The rules' methods other than the defaults: [`FlockAgent::BY_DISTANCE`],
+    /// [`FlockAgent::MEAN_VELOCITY`], [`FlockAgent::SEEK`].
+    pub(crate) methods: u8,
 }
 
 impl FlockAgent {
+    /// Separation pushes by distance ([`SeparationMethod::ByDistance`](super::SeparationMethod::ByDistance))
+    /// rather than away from the mean.
+    pub(crate) const BY_DISTANCE: u8 = 1;
+    /// Alignment matches the mean velocity ([`AlignmentMethod::MeanVelocity`](super::AlignmentMethod::MeanVelocity)).
+    pub(crate) const MEAN_VELOCITY: u8 = 1 << 1;
+    /// Cohesion seeks at full speed ([`CohesionMethod::Seek`](super::CohesionMethod::Seek)).
+    pub(crate) const SEEK: u8 = 1 << 2;
+
+    /// Whether the agent's rules use `method`.
+    fn uses(&self, method: u8) -> bool {
+        self.methods & method != 0
+    }
+
     /// How far the agent's walk of the index reaches: the widest of its rules' radii.
     pub(crate) fn reach(&self) -> f32 {
         self.radii[0].max(self.radii[1]).max(self.radii[2])
@@ -62,20 +75,27 @@ impl FlockAgent {
 
     /// Whether the agent separates by distance.
     fn pushes_by_distance(&self) -> bool {
-        self.by_distance && self.has_rule(0)
+        self.uses(Self::BY_DISTANCE) && self.has_rule(0)
+    }
+
+    /// Whether the agent aligns with the mean velocity, which needs alignment's neighbours counted.
+    fn matches_mean_velocity(&self) -> bool {
+        self.uses(Self::MEAN_VELOCITY) && self.has_rule(1)
     }
 }
 
 /// Per lane, the sums of the neighbours' offsets (`neighbour - agent`, for separation by the
 /// mean) or pushes (separation by distance), velocities (alignment) and positions (cohesion), each
-/// over its rule's neighbours, and the count of cohesion's (the only rule that takes a mean rather
-/// than a direction).
+/// over its rule's neighbours, and the counts of cohesion's and, for the lanes that match the mean
+/// velocity, alignment's (the rules that take a mean rather than a direction).
 pub(crate) struct FlockSums {
     /// The agents' own positions.
     agents: VectorLanes,
     radii_squared: [Vec4; 3],
     /// The lanes that separate by distance, and their separation radii.
     by_distance: BVec4A,
+    /// The lanes that align with the mean velocity.
+    mean_velocity: BVec4A,
     separation_radius: Vec4,
     /// The agents' headings (`direction_or_zero` of their velocities), for the cones.
     heading: VectorLanes,
@@ -88,11 +108,12 @@ pub(crate) struct FlockSums {
     uncommon: BVec4A,
     /// Separation's, alignment's and cohesion's, in that order.
     sums: [VectorLanes; 3],
-    /// Cohesion's neighbours, as an `f32` counts them exactly.
-    count: Vec4,
-    /// Cohesion's neighbours in whole numbers: the `f32` count is moved here before it could stop
-    /// counting exactly.
-    whole_count: [u32; LANES],
+    /// Alignment's neighbours (counted only when a lane matches the mean velocity) and cohesion's,
+    /// as an `f32` counts them exactly.
+    counts: [Vec4; 2],
+    /// The same in whole numbers: the `f32` counts are moved here before they could stop counting
+    /// exactly.
+    whole_counts: [[u32; LANES]; 2],
     /// Candidates scanned since the count was last moved.
     uncounted: usize,
 }
@@ -105,10 +126,10 @@ impl FlockSums {
     /// Adds the entries of `positions` and `entries` (the same slots) to the sums of the lanes
     /// `keep` marks, each where the entry is within the lane's rule's radius (and, with `CONES`,
     /// its field of view). With `PUSHES`, the lanes that separate by distance add each
-    /// neighbour's push rather than its offset. Both off, the scan does only what the default
-    /// settings need.
+    /// neighbour's push rather than its offset. With `MEANS`, alignment's neighbours are counted.
+    /// All off, the scan does only what the default settings need.
     #[inline]
-    fn scan<const PUSHES: bool, const CONES: bool>(
+    fn scan<const PUSHES: bool, const CONES: bool, const MEANS: bool>(
         &mut self,
         positions: &[Vector],
         entries: &[Neighbour],
@@ -170,31 +191,40 @@ impl FlockSums {
                 self.sums[0] = add(self.sums[0], separation, separation_term);
                 self.sums[1] = add(self.sums[1], alignment, VectorLanes::splat(entry.velocity));
                 self.sums[2] = add(self.sums[2], cohesion, candidate);
-                self.count += Vec4::select(cohesion, Vec4::ONE, Vec4::ZERO);
+                if MEANS {
+                    self.counts[0] += Vec4::select(alignment, Vec4::ONE, Vec4::ZERO);
+                }
+                self.counts[1] += Vec4::select(cohesion, Vec4::ONE, Vec4::ZERO);
             }
         }
     }
 
-    /// Moves the `f32` count to the whole one.
+    /// Moves the `f32` counts to the whole ones.
     fn count_up(&mut self) {
-        for (whole, count) in self.whole_count.iter_mut().zip(self.count.to_array()) {
-            *whole += count as u32;
+        for (wholes, counts) in self.whole_counts.iter_mut().zip(&mut self.counts) {
+            for (whole, count) in wholes.iter_mut().zip(counts.to_array()) {
+                *whole += count as u32;
+            }
+            *counts = Vec4::ZERO;
         }
-        self.count = Vec4::ZERO;
         self.uncounted = 0;
     }
 
-    /// The sums of `lane`: separation's and alignment's, and cohesion's with its count.
+    /// The sums of `lane`: separation's, and alignment's and cohesion's with their counts.
     #[cfg(test)]
-    fn lane(&self, lane: usize) -> (Vector, Vector, crate::formulas::VectorSum) {
-        (
-            self.sums[0].lane(lane),
-            self.sums[1].lane(lane),
-            crate::formulas::VectorSum {
-                sum: self.sums[2].lane(lane),
-                count: self.whole_count[lane],
-            },
-        )
+    fn lane(
+        &self,
+        lane: usize,
+    ) -> (
+        Vector,
+        crate::formulas::VectorSum,
+        crate::formulas::VectorSum,
+    ) {
+        let sum = |rule: usize| crate::formulas::VectorSum {
+            sum: self.sums[rule].lane(lane),
+            count: self.whole_counts[rule - 1][lane],
+        };
+        (self.sums[0].lane(lane), sum(1), sum(2))
     }
 }
 
@@ -220,6 +250,7 @@ pub(crate) fn flock_sums<M>(
     };
     let pushes = agents.iter().any(FlockAgent::pushes_by_distance);
     let cones = agents.iter().any(FlockAgent::has_cone);
+    let means = agents.iter().any(FlockAgent::matches_mean_velocity);
     let heading = if cones {
         VectorLanes::from_fn(|k| {
             lane(k).map_or(Vector::ZERO, |agent| {
@@ -237,7 +268,8 @@ pub(crate) fn flock_sums<M>(
         radii_squared: core::array::from_fn(|rule| {
             lanes(&|agent| agent.radii[rule] * agent.radii[rule], f32::NAN)
         }),
-        by_distance: mask(&|agent| agent.by_distance),
+        by_distance: mask(&|agent| agent.uses(FlockAgent::BY_DISTANCE)),
+        mean_velocity: mask(&|agent| agent.uses(FlockAgent::MEAN_VELOCITY)),
         separation_radius: lanes(&|agent| agent.radii[0], f32::NAN),
         heading,
         all_round: core::array::from_fn(|rule| {
@@ -246,8 +278,8 @@ pub(crate) fn flock_sums<M>(
         view_cos: core::array::from_fn(|rule| lanes(&|agent| agent.view_cos[rule], -1.0)),
         uncommon: BVec4A::splat(false),
         sums: [VectorLanes::ZERO; 3],
-        count: Vec4::ZERO,
-        whole_count: [0; LANES],
+        counts: [Vec4::ZERO; 2],
+        whole_counts: [[0; LANES]; 2],
         uncounted: 0,
     };
     let mut own_slots: [(usize, usize); LANES] = core::array::from_fn(|k| {
@@ -256,11 +288,16 @@ pub(crate) fn flock_sums<M>(
             .map_or((usize::MAX, k), |agent| (agent.slot as usize, k))
     });
     own_slots.sort_unstable();
-    match (pushes, cones) {
-        (false, false) => sums.add_cells::<false, false, M>(index, cells, &own_slots),
-        (true, false) => sums.add_cells::<true, false, M>(index, cells, &own_slots),
-        (false, true) => sums.add_cells::<false, true, M>(index, cells, &own_slots),
-        (true, true) => sums.add_cells::<true, true, M>(index, cells, &own_slots),
+    // One scan for each combination, so that the default settings' does nothing more.
+    match (pushes, cones, means) {
+        (false, false, false) => sums.add_cells::<false, false, false, M>(index, cells, &own_slots),
+        (true, false, false) => sums.add_cells::<true, false, false, M>(index, cells, &own_slots),
+        (false, true, false) => sums.add_cells::<false, true, false, M>(index, cells, &own_slots),
+        (true, true, false) => sums.add_cells::<true, true, false, M>(index, cells, &own_slots),
+        (false, false, true) => sums.add_cells::<false, false, true, M>(index, cells, &own_slots),
+        (true, false, true) => sums.add_cells::<true, false, true, M>(index, cells, &own_slots),
+        (false, true, true) => sums.add_cells::<false, true, true, M>(index, cells, &own_slots),
+        (true, true, true) => sums.add_cells::<true, true, true, M>(index, cells, &own_slots),
     }
     sums.count_up();
     sums
@@ -269,7 +306,7 @@ pub(crate) fn flock_sums<M>(
 impl FlockSums {
     /// Scans the entries of `cells` (see [`scan`](Self::scan)), each agent's own slot (in
     /// `own_slots`, sorted, with its lane) added to the other lanes only.
-    fn add_cells<const PUSHES: bool, const CONES: bool, M>(
+    fn add_cells<const PUSHES: bool, const CONES: bool, const MEANS: bool, M>(
         &mut self,
         index: &SpatialIndex<M>,
         cells: CellBox,
@@ -280,16 +317,20 @@ impl FlockSums {
             // The agents' own slots split the row: each is added to the other lanes only.
             let mut next = slots.start;
             for &(own, own_lane) in own_slots.iter().filter(|(own, _)| slots.contains(own)) {
-                self.scan::<PUSHES, CONES>(
+                self.scan::<PUSHES, CONES, MEANS>(
                     &positions[next..own],
                     &entries[next..own],
                     BVec4A::splat(true),
                 );
                 let others = BVec4A::from_array(core::array::from_fn(|k| k != own_lane));
-                self.scan::<PUSHES, CONES>(&positions[own..=own], &entries[own..=own], others);
+                self.scan::<PUSHES, CONES, MEANS>(
+                    &positions[own..=own],
+                    &entries[own..=own],
+                    others,
+                );
                 next = own + 1;
             }
-            self.scan::<PUSHES, CONES>(
+            self.scan::<PUSHES, CONES, MEANS>(
                 &positions[next..slots.end],
                 &entries[next..slots.end],
                 BVec4A::splat(true),
@@ -330,23 +371,43 @@ pub(crate) fn flock_forces(agents: &[FlockAgent], sums: &FlockSums) -> FlockForc
     let separation = VectorLanes::select(by_distance, sums.sums[0], away)
         .scaled(strength[0])
         .scaled(weight[0]);
-    // Alignment: toward the velocities' sum at full speed, truncated to the strength.
+    // Alignment: toward the velocities' sum at full speed, truncated to the strength; or, matching
+    // the mean velocity, toward their mean (on the lanes that found neighbours), truncated.
     let (heading, heading_common) = direction_or_zero(sums.sums[1]);
     let (steer, steer_common) = truncate(heading.scaled(max_speed).minus(velocity), strength[1]);
     let no_heading = heading.is_zero();
-    let alignment = VectorLanes::select(no_heading, VectorLanes::ZERO, steer).scaled(weight[1]);
-    // Cohesion: seek with arrival toward the centre (`VectorSum::mean`, valid on the lanes that
-    // found neighbours), truncated to the strength.
-    let count = Vec4::from_array(sums.whole_count.map(|count| count as f32));
+    let alignment_count = Vec4::from_array(sums.whole_counts[0].map(|count| count as f32));
+    let aligned = alignment_count.cmpgt(Vec4::ZERO);
+    let mean_velocity = sums.sums[1].divided(alignment_count);
+    let (matching, matching_common) = truncate(mean_velocity.minus(velocity), strength[1]);
+    let means = sums.mean_velocity;
+    let alignment = VectorLanes::select(
+        means,
+        VectorLanes::select(aligned, matching, VectorLanes::ZERO),
+        VectorLanes::select(no_heading, VectorLanes::ZERO, steer),
+    )
+    .scaled(weight[1]);
+    let alignment_common = (means & (matching_common | !aligned))
+        | (!means & heading_common & (steer_common | no_heading));
+    // Cohesion: seek toward the centre (`VectorSum::mean`, valid on the lanes that found
+    // neighbours), with arrival within the radius unless the lane seeks at full speed, truncated
+    // to the strength.
+    let count = Vec4::from_array(sums.whole_counts[1].map(|count| count as f32));
     let found = count.cmpgt(Vec4::ZERO);
     let centre = sums.sums[2].divided(count);
     let offset = centre.minus(position);
     let squared = offset.length_squared();
     let distance = squared.sqrt();
-    let radius = each(agents, |agent| agent.radii[2]);
+    let slowing_radius = each(agents, |agent| {
+        if agent.uses(FlockAgent::SEEK) {
+            0.0
+        } else {
+            agent.radii[2]
+        }
+    });
     let speed = Vec4::select(
-        distance.cmplt(radius),
-        max_speed * (distance / radius),
+        distance.cmplt(slowing_radius),
+        max_speed * (distance / slowing_radius),
         max_speed,
     );
     let (toward, toward_common) = direction_or_zero(offset);
@@ -354,8 +415,7 @@ pub(crate) fn flock_forces(agents: &[FlockAgent], sums: &FlockSums) -> FlockForc
     let cohesion = VectorLanes::select(found, seek, VectorLanes::ZERO).scaled(weight[2]);
     let common = (away_common | by_distance)
         & !sums.uncommon
-        & heading_common
-        & (steer_common | no_heading)
+        & alignment_common
         & ((toward_common & seek_common) | !found);
     FlockForces {
         forces: [separation, alignment, cohesion].map(VectorLanes::to_arrays),
@@ -411,14 +471,14 @@ mod tests {
             weights: [1.0; 3],
             view_cos: [-1.0; 3],
             slot: 0,
-            by_distance: false,
+            methods: 0,
         }
     }
 
     /// The sums a walk of `index` gives `agent`: what the rules add up, each over the candidates
     /// within its radius and field of view (as `NeighbourScratch::force` keeps them), separation's
     /// the offsets or, by distance, the pushes.
-    fn walked_sums(index: &SpatialIndex<()>, agent: &FlockAgent) -> (Vector, Vector, VectorSum) {
+    fn walked_sums(index: &SpatialIndex<()>, agent: &FlockAgent) -> (Vector, VectorSum, VectorSum) {
         let me = index.entries()[agent.slot as usize].entity;
         let mut neighbours = Vec::new();
         index.for_each_within(agent.position, agent.reach(), |neighbour| {
@@ -439,7 +499,7 @@ mod tests {
                     )
             })
         };
-        let separation = if agent.by_distance {
+        let separation = if agent.uses(FlockAgent::BY_DISTANCE) {
             separation_by_distance(
                 agent.position,
                 agent.radii[0],
@@ -448,9 +508,18 @@ mod tests {
         } else {
             VectorSum::of(seen(0).map(|neighbour| neighbour.position - agent.position)).sum
         };
+        let velocities = VectorSum::of(seen(1).map(|neighbour| neighbour.velocity));
         (
             separation,
-            VectorSum::of(seen(1).map(|neighbour| neighbour.velocity)).sum,
+            // Alignment's neighbours are counted only for a group that matches mean velocities.
+            VectorSum {
+                count: if agent.uses(FlockAgent::MEAN_VELOCITY) {
+                    velocities.count
+                } else {
+                    0
+                },
+                ..velocities
+            },
             VectorSum::of(seen(2).map(|neighbour| neighbour.position)),
         )
     }
@@ -468,7 +537,7 @@ mod tests {
                     0u8..8,
                     vector(80.0),
                     prop::array::uniform3(prop_oneof![Just(TAU), Just(0.0f32), 0.0f32..7.0]),
-                    any::<bool>(),
+                    0u8..8,
                 ),
                 1..5,
             ),
@@ -483,7 +552,9 @@ mod tests {
             // Distinct slots, each agent at its entry's position or moved off it (as a system
             // before the flocking one may move it), some rules off.
             let mut group: Vec<FlockAgent> = Vec::new();
-            for (slot, radii, variant, velocity, views, by_distance) in agents {
+            // Alignment's neighbours are counted for every lane when one matches mean velocities.
+            let means = agents.iter().any(|agent| agent.5 & FlockAgent::MEAN_VELOCITY != 0);
+            for (slot, radii, variant, velocity, views, methods) in agents {
                 let slot = (slot % index.len()) as u32;
                 if group.iter().any(|taken| taken.slot == slot) {
                     continue;
@@ -501,7 +572,8 @@ mod tests {
                 // Some at rest, who see all round whatever their fields of view.
                 let velocity = if variant % 3 == 0 { Vector::ZERO } else { velocity };
                 let view_cos = views.map(half_angle_cos);
-                group.push(FlockAgent { position, velocity, radii, view_cos, slot, by_distance, ..flock_agent() });
+                let methods = if means { methods | FlockAgent::MEAN_VELOCITY } else { methods };
+                group.push(FlockAgent { position, velocity, radii, view_cos, slot, methods, ..flock_agent() });
             }
             let cells = group
                 .iter()
@@ -509,9 +581,9 @@ mod tests {
                 .reduce(CellBox::union);
             let Some(cells) = cells else { return Ok(()) };
             let sums = flock_sums(&index, cells, &group);
-            let bits = |(offsets, velocities, positions): (Vector, Vector, VectorSum)| {
-                [offsets, velocities, positions.sum].map(|sum| sum.to_array().map(f32::to_bits))
-                    .into_iter().flatten().chain([positions.count]).collect::<Vec<_>>()
+            let bits = |(offsets, velocities, positions): (Vector, VectorSum, VectorSum)| {
+                [offsets, velocities.sum, positions.sum].map(|sum| sum.to_array().map(f32::to_bits))
+                    .into_iter().flatten().chain([velocities.count, positions.count]).collect::<Vec<_>>()
             };
             for (lane, agent) in group.iter().enumerate() {
                 // A lane whose cone test or push needed the scalar special case is left to the
@@ -528,42 +600,47 @@ mod tests {
         fn flock_forces_give_the_rules_bits(
             agents in prop::array::uniform4((vector(500.0), vector(200.0), 0.0f32..300.0, prop::array::uniform3(-5.0f32..400.0), 5.0f32..80.0)),
             sums in prop::array::uniform4(prop::array::uniform3((vector(5000.0), 0u32..40))),
-            by_distance in prop::array::uniform4(any::<bool>()),
+            methods in prop::array::uniform4(0u8..8),
             used in 1usize..=4,
         ) {
-            use crate::behaviours::{Alignment, Cohesion, Separation, SeparationMethod};
+            use crate::behaviours::{
+                Alignment, AlignmentMethod, Cohesion, CohesionMethod, Separation, SeparationMethod,
+            };
             let group: Vec<FlockAgent> = agents[..used]
                 .iter()
-                .zip(by_distance)
-                .map(|(&(position, velocity, max_speed, strengths, cohesion_radius), by_distance)| {
+                .zip(methods)
+                .map(|(&(position, velocity, max_speed, strengths, cohesion_radius), methods)| {
                     let strengths = [strengths[0], strengths[1].abs(), strengths[2].abs()];
                     let weights = [0.5, 1.0, 2.0];
                     let radii = [25.0, 45.0, cohesion_radius];
-                    FlockAgent { position, velocity, max_speed, radii, strengths, weights, by_distance, ..flock_agent() }
+                    FlockAgent { position, velocity, max_speed, radii, strengths, weights, methods, ..flock_agent() }
                 })
                 .collect();
             let sums = sums.map(|sums| sums.map(|(sum, count)| VectorSum { sum, count }));
             let lanes = FlockSums {
                 agents: VectorLanes::ZERO,
                 radii_squared: [Vec4::ZERO; 3],
-                by_distance: BVec4A::from_array(core::array::from_fn(|k| group.get(k).is_some_and(|agent| agent.by_distance))),
+                by_distance: BVec4A::from_array(core::array::from_fn(|k| group.get(k).is_some_and(|agent| agent.uses(FlockAgent::BY_DISTANCE)))),
+                mean_velocity: BVec4A::from_array(core::array::from_fn(|k| group.get(k).is_some_and(|agent| agent.uses(FlockAgent::MEAN_VELOCITY)))),
                 separation_radius: Vec4::ZERO,
                 heading: VectorLanes::ZERO,
                 all_round: [BVec4A::splat(true); 3],
                 view_cos: [Vec4::NEG_ONE; 3],
                 uncommon: BVec4A::splat(false),
                 sums: core::array::from_fn(|rule| VectorLanes::from_fn(|k| sums[k][rule].sum)),
-                count: Vec4::ZERO,
-                whole_count: core::array::from_fn(|k| sums[k][2].count),
+                counts: [Vec4::ZERO; 2],
+                whole_counts: [1, 2].map(|rule| core::array::from_fn(|k| sums[k][rule].count)),
                 uncounted: 0,
             };
             let forces = flock_forces(&group, &lanes);
             for (k, lane) in group.iter().enumerate() {
                 let agent = crate::formulas::Boid { position: lane.position, velocity: lane.velocity, max_speed: lane.max_speed };
-                let method = if lane.by_distance { SeparationMethod::ByDistance } else { SeparationMethod::Mean };
+                let method = if lane.uses(FlockAgent::BY_DISTANCE) { SeparationMethod::ByDistance } else { SeparationMethod::Mean };
                 let separation = Separation { strength: lane.strengths[0], method, ..Separation::default() };
-                let alignment = Alignment { strength: lane.strengths[1], ..Alignment::default() };
-                let cohesion = Cohesion { radius: lane.radii[2], strength: lane.strengths[2], ..Cohesion::default() };
+                let alignment_method = if lane.uses(FlockAgent::MEAN_VELOCITY) { AlignmentMethod::MeanVelocity } else { AlignmentMethod::Heading };
+                let alignment = Alignment { strength: lane.strengths[1], method: alignment_method, ..Alignment::default() };
+                let cohesion_method = if lane.uses(FlockAgent::SEEK) { CohesionMethod::Seek } else { CohesionMethod::Arrival };
+                let cohesion = Cohesion { radius: lane.radii[2], strength: lane.strengths[2], method: cohesion_method, ..Cohesion::default() };
                 // By distance, the sum is of the pushes.
                 let separation = match method {
                     SeparationMethod::Mean => separation.force_from_offsets(sums[k][0].sum),
@@ -571,7 +648,7 @@ mod tests {
                 };
                 let scalar = [
                     separation * lane.weights[0],
-                    alignment.force_from_velocities(&agent, sums[k][1].sum) * lane.weights[1],
+                    alignment.force_from_velocities(&agent, sums[k][1]) * lane.weights[1],
                     cohesion.force_from_positions(&agent, sums[k][2]) * lane.weights[2],
                 ];
                 let bits = |forces: [Vector; 3]| forces.map(|force| force.to_array().map(f32::to_bits));
@@ -612,7 +689,11 @@ mod tests {
                     radii: [f32::NAN, 5.0, f32::NAN],
                     view_cos: [-1.0, half_angle_cos(view), -1.0],
                     slot,
-                    by_distance,
+                    methods: if by_distance {
+                        FlockAgent::BY_DISTANCE
+                    } else {
+                        0
+                    },
                     ..flock_agent()
                 };
                 let agent = if by_distance {

@@ -9,8 +9,10 @@ mod lanes;
 mod separation;
 mod system;
 
-pub use alignment::{Alignment, alignment, alignment_from_velocities, steer_to_heading};
-pub use cohesion::{Cohesion, cohesion};
+pub use alignment::{
+    Alignment, AlignmentMethod, alignment, alignment_from_velocities, steer_to_heading,
+};
+pub use cohesion::{Cohesion, CohesionMethod, cohesion};
 pub use separation::{
     Separation, SeparationMethod, separation, separation_by_distance, separation_from_offsets,
 };
@@ -79,5 +81,7 @@ pub(crate) fn plugin(app: &mut App) {
     app.register_type::<Separation>()
         .register_type::<SeparationMethod>()
         .register_type::<Alignment>()
-        .register_type::<Cohesion>();
+        .register_type::<AlignmentMethod>()
+        .register_type::<Cohesion>()
+        .register_type::<CohesionMethod>();
 }

@@ -7,7 +7,7 @@ use bevy::prelude::*;
 use bevy::tasks::ComputeTaskPool;
 
 use super::lanes::{self, FlockAgent};
-use super::{Alignment, Cohesion, Separation, SeparationMethod};
+use super::{Alignment, AlignmentMethod, Cohesion, CohesionMethod, Separation, SeparationMethod};
 use crate::components::{MaxSpeed, Steering, Velocity};
 use crate::formulas::{Boid, half_angle_cos};
 use crate::math::Vector;
@@ -77,7 +77,7 @@ fn rules_at<'a>(
 /// The agent as [`lanes::flock_sums`] and [`lanes::flock_forces`] take it, when its rules need
 /// nothing the lanes leave out: the agent's position and velocity are finite; every active rule
 /// has a valid radius and a finite strength and weight; alignment's and cohesion's strengths are
-/// not negative. Any field of view and either separation method go on the lanes. `None` sends the
+/// not negative. Any field of view and every method of the rules go on the lanes. `None` sends the
 /// agent down the scalar walk, which handles everything.
 #[inline]
 fn flock_agent(agent: &Boid, (separation, alignment, cohesion): FlockRules) -> Option<FlockAgent> {
@@ -113,7 +113,17 @@ fn flock_agent(agent: &Boid, (separation, alignment, cohesion): FlockRules) -> O
         view_cos: [-1.0; 3],
         // Set once the agent is found in the index.
         slot: 0,
-        by_distance: separation.is_some_and(|rule| rule.method == SeparationMethod::ByDistance),
+        methods: [
+            (separation.is_some_and(|rule| rule.method == SeparationMethod::ByDistance))
+                .then_some(FlockAgent::BY_DISTANCE),
+            (alignment.is_some_and(|rule| rule.method == AlignmentMethod::MeanVelocity))
+                .then_some(FlockAgent::MEAN_VELOCITY),
+            (cohesion.is_some_and(|rule| rule.method == CohesionMethod::Seek))
+                .then_some(FlockAgent::SEEK),
+        ]
+        .into_iter()
+        .flatten()
+        .fold(0, |methods, method| methods | method),
     };
     let valid = agent.position.is_finite()
         && agent.velocity.is_finite()
