@@ -16,6 +16,11 @@
 //!
 //! - `obstacles`: one step of N wanderers avoiding N / 100 obstacles inside a containment area, and
 //!   at 100 000 the same with 9 000 more obstacles far outside it.
+//! - `reference`: the hand-written reference loop's scene (`Scene::Reference`: Reynolds' classic
+//!   boids) through the plugin, at 10 000 and 100 000 boids, and, when the loop is built
+//!   (`FLOCKING_LOOP`, by default `~/.cache/flocking-loop/release/flock`, as its README builds it),
+//!   the loop itself in a child process, the two in alternate rounds on the same thread count.
+//!   `benches/reference_loop.sh` does the same on one and on two threads.
 //!
 //! Machines are shared and noisy, so the headline figures are ratios between benchmarks of one run;
 //! for wander and flocking, a ratio measured with plugin and baseline in alternate blocks
@@ -940,6 +945,100 @@ fn obstacles(criterion: &mut Criterion, medians: &mut Medians) {
     group.finish();
 }
 
+/// Steps of the reference loop's scene timed per round, after warm-up steps: the loop's README's
+/// `--steps 60 --warmup 10`.
+const REFERENCE_STEPS: u32 = 60;
+const REFERENCE_WARMUP: u32 = 10;
+
+/// The reference loop's median step, in seconds, with `boids` boids on `threads` threads, from the
+/// `RESULT` line of a run of `program`; `None` when it did not run.
+fn reference_loop_step(program: &std::path::Path, boids: usize, threads: usize) -> Option<f64> {
+    let output = std::process::Command::new(program)
+        .args(["--agents", &boids.to_string()])
+        .args(["--steps", &REFERENCE_STEPS.to_string()])
+        .args(["--warmup", &REFERENCE_WARMUP.to_string()])
+        .args(["--threads", &threads.to_string()])
+        .output()
+        .ok()?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let milliseconds = stdout
+        .split_whitespace()
+        .find_map(|field| field.strip_prefix("median_ms="))?;
+    milliseconds.parse::<f64>().ok().map(|ms| ms / 1e3)
+}
+
+/// The plugin's median step on a fresh reference scene of `boids` boids, as the loop times its own.
+fn reference_plugin_step(boids: usize) -> f64 {
+    let mut app = Scene::Reference.app(boids);
+    for _ in 0..REFERENCE_WARMUP {
+        scenes::step(&mut app);
+    }
+    median(
+        (0..REFERENCE_STEPS)
+            .map(|_| block(&mut || scenes::step(&mut app), 1))
+            .collect(),
+    )
+}
+
+fn reference(criterion: &mut Criterion, medians: &mut Medians) {
+    let mut group = criterion.benchmark_group("reference");
+    let program = std::env::var_os("FLOCKING_LOOP")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .map(|home| std::path::Path::new(&home).join(".cache/flocking-loop/release/flock"))
+        })
+        .filter(|program| program.exists());
+    for boids in [10_000, 100_000] {
+        measure_in_windows(
+            &mut group,
+            "reference",
+            medians,
+            "plugin",
+            boids,
+            || Scene::Reference.app(boids),
+            scenes::step,
+        );
+        if medians.get("reference", "plugin", boids).is_none() {
+            continue;
+        }
+        let Some(program) = &program else {
+            println!(
+                "reference: no reference loop to time beside the plugin (build \
+                 ../shared/reference/flocking-loop as its README says, or set FLOCKING_LOOP)"
+            );
+            continue;
+        };
+        // The loop in a child process and the plugin here, in alternate rounds, on the compute
+        // pool's thread count.
+        let threads = ComputeTaskPool::get().thread_num();
+        let mut ratios = Vec::new();
+        for round in 0..5 {
+            let (plugin, reference) = if round % 2 == 0 {
+                let plugin = reference_plugin_step(boids);
+                (plugin, reference_loop_step(program, boids, threads))
+            } else {
+                let reference = reference_loop_step(program, boids, threads);
+                (reference_plugin_step(boids), reference)
+            };
+            let Some(reference) = reference else {
+                println!("reference: {} did not run", program.display());
+                break;
+            };
+            ratios.push(plugin / reference);
+        }
+        if !ratios.is_empty() {
+            medians.0.push((
+                "reference",
+                "plugin / loop, alternate rounds",
+                boids,
+                median(ratios),
+            ));
+        }
+    }
+    group.finish();
+}
+
 /// Prints the ratios: the figures `docs/performance.md` quotes.
 fn print_summary(medians: &Medians) {
     let ms = |seconds: f64| format!("{:.3} ms", seconds * 1e3);
@@ -964,6 +1063,15 @@ fn print_summary(medians: &Medians) {
             if let Some(ratio) = medians.get(group, "paired", agents) {
                 println!("| {group}, plugin / baseline, paired | {agents} | {ratio:.2} |");
             }
+        }
+    }
+    for boids in [10_000, 100_000] {
+        if let Some(ratio) = medians.get("reference", "plugin / loop, alternate rounds", boids) {
+            println!(
+                "| reference loop's scene, plugin / loop, alternate rounds, {} threads | {boids} | \
+                 {ratio:.2} |",
+                ComputeTaskPool::get().thread_num()
+            );
         }
     }
     for name in FLOCKING_SETTINGS_PAIRED {
@@ -1103,6 +1211,7 @@ fn main() {
     neighbours(&mut criterion, &mut medians);
     flocking(&mut criterion, &mut medians);
     obstacles(&mut criterion, &mut medians);
+    reference(&mut criterion, &mut medians);
     criterion.final_summary();
     print_summary(&medians);
 }

@@ -5,8 +5,10 @@
 //! | --- | --- | --- |
 //! | `--agents N` | 100000 | prey (hunter / prey), wanderers or boids |
 //! | `--steps N` | 2000 | steps of 1/60 s to run |
-//! | `--scene hunter-prey`, `wander`, `flocking`, `flocking-by-distance`, `flocking-field-of-view` or `obstacles` | `hunter-prey` | what to simulate (the flocking scene as it is, with separation by distance, or with a field of view of 270 degrees for each rule) |
+//! | `--scene hunter-prey`, `wander`, `flocking`, `flocking-by-distance`, `flocking-field-of-view`, `obstacles` or `reference` | `hunter-prey` | what to simulate (the flocking scene as it is, with separation by distance, or with a field of view of 270 degrees for each rule; `reference`: the reference loop's scene, see `benches/reference_loop.sh`) |
 //! | `--pools every-core` or `default` | `every-core` | the compute pool: every core, or what Bevy's default task pools give it (one thread on a 2-core machine) |
+//! | `--threads N` | | a compute pool of N threads (instead of `--pools`) |
+//! | `--warmup N` | 0 | steps run before the timed ones, not timed |
 //!
 //! `cargo run --release --example stress -- --agents 100000 --steps 2000` shows a progress bar,
 //! then prints steps per second, the time per step (median and 99th percentile, and the median of
@@ -32,6 +34,10 @@ struct Options {
     steps: usize,
     /// Bevy's default task pools rather than every core for compute.
     default_pools: bool,
+    /// A compute pool of this many threads.
+    threads: Option<usize>,
+    /// Steps run before the timed ones.
+    warmup: usize,
 }
 
 impl Options {
@@ -41,6 +47,8 @@ impl Options {
             agents: 100_000,
             steps: 2000,
             default_pools: false,
+            threads: None,
+            warmup: 0,
         };
         let mut args = std::env::args().skip(1);
         while let Some(name) = args.next() {
@@ -53,6 +61,8 @@ impl Options {
             match name.as_str() {
                 "--agents" => options.agents = count()?,
                 "--steps" => options.steps = count()?.max(1),
+                "--threads" => options.threads = Some(count()?.max(1)),
+                "--warmup" => options.warmup = count()?,
                 "--scene" => {
                     options.scene = match value.as_str() {
                         "hunter-prey" => Scene::HunterPrey,
@@ -61,10 +71,12 @@ impl Options {
                         "flocking-by-distance" => Scene::FlockingByDistance,
                         "flocking-field-of-view" => Scene::FlockingFieldOfView,
                         "obstacles" => Scene::Obstacles,
+                        "reference" => Scene::Reference,
                         _ => {
                             return Err(format!(
                                 "unknown scene {value:?}: hunter-prey, wander, flocking, \
-                                 flocking-by-distance, flocking-field-of-view or obstacles"
+                                 flocking-by-distance, flocking-field-of-view, obstacles or \
+                                 reference"
                             ));
                         }
                     }
@@ -100,6 +112,7 @@ impl Options {
                 self.agents,
                 self.agents / 100
             ),
+            Scene::Reference => format!("{} boids, the reference loop's scene", self.agents),
         }
     }
 }
@@ -147,11 +160,11 @@ fn describe_footprint(components: &[(&str, usize)]) -> String {
     )
 }
 
-/// The mean neighbour counts within the separation and the flocking radius.
-fn neighbour_counts(world: &mut World) -> (f64, f64) {
+/// The mean neighbour counts within the scene's separation and flocking radii.
+fn neighbour_counts(world: &mut World, [separation, flocking]: [f32; 2]) -> (f64, f64) {
     (
-        scenes::mean_neighbours(world, scenes::SEPARATION_RADIUS),
-        scenes::mean_neighbours(world, scenes::FLOCK_RADIUS),
+        scenes::mean_neighbours(world, separation),
+        scenes::mean_neighbours(world, flocking),
     )
 }
 
@@ -206,20 +219,34 @@ fn main() -> ExitCode {
         eprintln!("stress: a debug build; add --release for figures worth comparing");
     }
     eprintln!("setting up {}", options.describe());
-    if options.default_pools {
-        // Made before the app's, which then keeps them.
+    // Made before the app's, which then keeps them.
+    if let Some(threads) = options.threads {
+        let mut pools = TaskPoolOptions::default();
+        pools.compute.min_threads = threads;
+        pools.compute.max_threads = threads;
+        pools.create_default_pools();
+    } else if options.default_pools {
         TaskPoolOptions::default().create_default_pools();
     }
     let mut app = options.scene.app(options.agents);
     time_parts(&mut app);
     let flocking = matches!(
         options.scene,
-        Scene::Flocking | Scene::FlockingByDistance | Scene::FlockingFieldOfView
+        Scene::Flocking | Scene::FlockingByDistance | Scene::FlockingFieldOfView | Scene::Reference
     );
+    // The radii within which the boids see neighbours: separation's, then the other rules'.
+    let radii = if options.scene == Scene::Reference {
+        [scenes::REFERENCE_RADIUS; 2]
+    } else {
+        [scenes::SEPARATION_RADIUS, scenes::FLOCK_RADIUS]
+    };
+    for _ in 0..options.warmup {
+        scenes::step(&mut app);
+    }
     // The neighbour counts at the start and after each tenth of the steps (flocking only).
     let mut neighbours = Vec::new();
     if flocking {
-        neighbours.push(neighbour_counts(app.world_mut()));
+        neighbours.push(neighbour_counts(app.world_mut(), radii));
     }
     let tenth = (options.steps / 10).max(1);
     eprintln!(
@@ -253,7 +280,7 @@ fn main() -> ExitCode {
         }
         if flocking && step % tenth == 0 {
             let counting_started = Instant::now();
-            neighbours.push(neighbour_counts(app.world_mut()));
+            neighbours.push(neighbour_counts(app.world_mut(), radii));
             counting += counting_started.elapsed();
         }
         progress.inc(1);
@@ -325,12 +352,12 @@ fn main() -> ExitCode {
         };
         println!(
             "mean neighbours per boid within {} (separation), at the start and after each tenth: {}",
-            scenes::SEPARATION_RADIUS,
+            radii[0],
             counts(|c| c.0)
         );
         println!(
             "mean neighbours per boid within {} (alignment, cohesion), likewise: {}",
-            scenes::FLOCK_RADIUS,
+            radii[1],
             counts(|c| c.1)
         );
     }

@@ -1,7 +1,7 @@
 //! Headless scenes shared by the `stress` example and the benchmarks (`benches/steering.rs`): N
-//! wanderers, the hunter / prey rules with N prey and N / 100 hunters, N flocking boids, or N
-//! wanderers avoiding N / 100 obstacles inside a containment area, stepped one fixed step at a time
-//! with no window.
+//! wanderers, the hunter / prey rules with N prey and N / 100 hunters, N flocking boids (also as
+//! the reference loop's scene), or N wanderers avoiding N / 100 obstacles inside a containment
+//! area, stepped one fixed step at a time with no window.
 //!
 //! The arena grows with the number of agents so that the crowd is as dense at every N (as dense as
 //! 2 000 prey in the example's 1280 x 720 window): the neighbour queries then find as many
@@ -41,6 +41,12 @@ pub enum Scene {
     /// Wanderers avoiding N / 100 obstacles (circles and boxes) spread over the arena, kept in it by
     /// containment.
     Obstacles,
+    /// Reynolds' classic boids, as the hand-written reference loop
+    /// (`../shared/reference/flocking-loop`) flocks them: separation by distance, alignment with the
+    /// neighbours' mean velocity and cohesion that seeks their centre at full speed, all within
+    /// [`REFERENCE_RADIUS`], and wander, in a square the boids wrap round, started as the loop
+    /// starts them (see [`reference_flock`]).
+    Reference,
 }
 
 impl Scene {
@@ -65,6 +71,7 @@ impl Scene {
                 )
             }),
             Self::Obstacles => obstacle_field(agents, 0),
+            Self::Reference => reference_flock(agents),
         }
     }
 }
@@ -231,6 +238,91 @@ fn flock(
             Wander::default().with_angle(heading.to_angle()),
         )
     });
+    app.world_mut().spawn_batch(boids);
+    app
+}
+
+/// The radius of every rule of [`Scene::Reference`], and its index's cell size.
+pub const REFERENCE_RADIUS: f32 = 50.0;
+
+/// The top speed of [`Scene::Reference`]'s boids.
+const REFERENCE_MAX_SPEED: f32 = 180.0;
+
+/// splitmix64, the generator the reference loop draws its start state from.
+fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// A number in `[0, 1)` from the top 24 bits of the next splitmix64 draw.
+fn unit(state: &mut u64) -> f32 {
+    (splitmix(state) >> 40) as f32 / 16_777_216.0
+}
+
+/// [`Scene::Reference`] with `agents` boids: the reference loop's scene through the plugin's
+/// public API. The square's side gives each boid [`AREA_PER_AGENT`]; from splitmix64 seeded with
+/// 42, each boid draws its x, y, heading, speed (half to full), wander angle and a seed of its own
+/// (which the plugin does not use: its wander draws from each agent's `SteeringRng`).
+fn reference_flock(agents: usize) -> App {
+    let side = (agents as f64 * f64::from(AREA_PER_AGENT)).sqrt() as f32;
+    let arena = Rect::new(0.0, 0.0, side, side);
+    let mut app = headless_app();
+    app.add_plugins(FlockingPlugin::<Boid>::new(REFERENCE_RADIUS))
+        .insert_resource(FlockArena(arena))
+        .add_systems(
+            SteeringSchedule,
+            wrap_boids.after(SteeringSystems::Integrate),
+        );
+    let mut app = ready(app);
+    // The loop's separation, the sum of `(self - other) / distance²` at weight 1.5, is the push by
+    // distance (`radius / distance` along the way away) at a strength of `1 / radius`.
+    let separation = Separation {
+        strength: 1.0 / REFERENCE_RADIUS,
+        weight: 1.5,
+        ..Separation::new(REFERENCE_RADIUS).with_method(SeparationMethod::ByDistance)
+    };
+    // The loop does not truncate alignment and cohesion: their forces are at most twice the top
+    // speed long, so a strength of that never cuts them.
+    let alignment = Alignment {
+        strength: 2.0 * REFERENCE_MAX_SPEED,
+        ..Alignment::new(REFERENCE_RADIUS).with_method(AlignmentMethod::MeanVelocity)
+    };
+    let cohesion = Cohesion {
+        strength: 2.0 * REFERENCE_MAX_SPEED,
+        ..Cohesion::new(REFERENCE_RADIUS).with_method(CohesionMethod::Seek)
+    };
+    let mut seed = 42;
+    let boids: Vec<_> = (0..agents)
+        .map(|_| {
+            let x = (unit(&mut seed) * side).min(side * 0.999_999);
+            let y = (unit(&mut seed) * side).min(side * 0.999_999);
+            let heading = unit(&mut seed) * core::f32::consts::TAU;
+            let speed = REFERENCE_MAX_SPEED * (0.5 + 0.5 * unit(&mut seed));
+            let angle = unit(&mut seed) * core::f32::consts::TAU - core::f32::consts::PI;
+            splitmix(&mut seed);
+            (
+                (
+                    Boid,
+                    Transform::from_xyz(x, y, 0.0),
+                    Velocity(Vec2::from_angle(heading) * speed),
+                    MaxSpeed(REFERENCE_MAX_SPEED),
+                    MaxForce(600.0),
+                    Mass(1.0),
+                ),
+                (
+                    separation,
+                    alignment,
+                    cohesion,
+                    // The circle method's defaults are the loop's: 90 ahead, radius 180, an angle
+                    // change of 1 radian.
+                    Wander::default().with_angle(angle),
+                ),
+            )
+        })
+        .collect();
     app.world_mut().spawn_batch(boids);
     app
 }

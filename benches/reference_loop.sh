@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The plugin against the hand-written reference loop on the loop's own scene, in one run.
+#
+# Builds the reference loop (a standalone program, not part of the project: FLOCKING_LOOP_DIR,
+# by default ../shared/reference/flocking-loop next to the repository) and the `stress` example,
+# both in release, then times both on the same scene (`stress --scene reference` is the loop's
+# scene through the plugin's public API: see examples/stress/scenes.rs), interleaved: for each
+# round, size and thread count, the loop then the plugin, or the plugin then the loop on odd rounds
+# (ABBA), one thread pinned to one core with `taskset`. Prints each run's median step and, per size
+# and thread count, the median over the rounds of each and their ratio.
+#
+#   benches/reference_loop.sh                      # 10 000 and 100 000 boids, 1 and 2 threads, 3 rounds
+#   ROUNDS=5 SIZES="100000" THREADS="2" benches/reference_loop.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+loop_dir=${FLOCKING_LOOP_DIR:-../shared/reference/flocking-loop}
+loop_target=${FLOCKING_LOOP_TARGET:-$HOME/.cache/flocking-loop}
+rounds=${ROUNDS:-3}
+sizes=${SIZES:-"10000 100000"}
+threads_list=${THREADS:-"1 2"}
+steps=${STEPS:-60}
+warmup=${WARMUP:-10}
+
+if [ ! -d "$loop_dir" ]; then
+    echo "reference_loop.sh: no reference loop at $loop_dir (set FLOCKING_LOOP_DIR)" >&2
+    exit 1
+fi
+echo "building the reference loop ($loop_dir) and the stress example, release" >&2
+# Built from its own directory, so that its .cargo/config.toml (target-cpu=native) applies.
+(cd "$loop_dir" && CARGO_TARGET_DIR="$loop_target" cargo build --release --quiet)
+cargo build --release --quiet --example stress
+loop_bin=$loop_target/release/flock
+stress_bin=target/release/examples/stress
+
+pin() {
+    # One thread: pinned to one core, so that neither uses the other core's idle time.
+    if [ "$1" = 1 ] && command -v taskset > /dev/null; then echo "taskset -c 0"; fi
+}
+run_loop() {
+    $(pin "$2") "$loop_bin" --agents "$1" --steps "$steps" --warmup "$warmup" --threads "$2" \
+        | sed -n 's/.*median_ms[=: ]*\([0-9.]*\).*/\1/p' | head -1
+}
+run_plugin() {
+    $(pin "$2") "$stress_bin" --scene reference --agents "$1" --steps "$steps" --warmup "$warmup" \
+        --threads "$2" 2> /dev/null | sed -n 's/^time per step: median \([0-9.]*\) ms.*/\1/p'
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+for round in $(seq 1 "$rounds"); do
+    for agents in $sizes; do
+        for threads in $threads_list; do
+            if [ $((round % 2)) = 1 ]; then
+                a=$(run_loop "$agents" "$threads"); b=$(run_plugin "$agents" "$threads")
+            else
+                b=$(run_plugin "$agents" "$threads"); a=$(run_loop "$agents" "$threads")
+            fi
+            echo "round $round, $agents boids, $threads thread(s): loop $a ms, plugin $b ms" >&2
+            echo "$agents $threads $a $b" >> "$results"
+        done
+    done
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+echo "| boids | threads | loop (ms, median of $rounds) | plugin (ms) | plugin / loop |"
+echo "| --- | --- | --- | --- | --- |"
+for agents in $sizes; do
+    for threads in $threads_list; do
+        a=$(awk -v n="$agents" -v t="$threads" '$1 == n && $2 == t { print $3 }' "$results" | median)
+        b=$(awk -v n="$agents" -v t="$threads" '$1 == n && $2 == t { print $4 }' "$results" | median)
+        echo "| $agents | $threads | $a | $b | $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", b / a }') |"
+    done
+done
