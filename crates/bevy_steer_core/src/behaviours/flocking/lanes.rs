@@ -53,6 +53,16 @@ impl FlockAgent {
     /// Cohesion seeks at full speed ([`CohesionMethod::Seek`](super::CohesionMethod::Seek)).
     pub(crate) const SEEK: u8 = 1 << 2;
 
+    /// Whether `other` has the very same rules (radii, strengths, weights, fields of view and
+    /// methods), bit for bit.
+    pub(crate) fn same_rules(&self, other: &Self) -> bool {
+        let bits = |agent: &Self| {
+            [agent.radii, agent.strengths, agent.weights, agent.view_cos]
+                .map(|values| values.map(f32::to_bits))
+        };
+        self.methods == other.methods && bits(self) == bits(other)
+    }
+
     /// Whether the agent's rules use `method`.
     fn uses(&self, method: u8) -> bool {
         self.methods & method != 0

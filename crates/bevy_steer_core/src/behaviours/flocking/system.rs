@@ -2,7 +2,7 @@
 //! lanes, in the spatial index's cell order, the rest by a walk of the index; one walk serves all
 //! three rules of an agent.
 
-use bevy::platform::sync::RwLock;
+use bevy::platform::sync::{RwLock, RwLockReadGuard};
 use bevy::prelude::*;
 use bevy::tasks::ComputeTaskPool;
 
@@ -156,16 +156,49 @@ impl FlockOutcome {
     };
 }
 
+/// An agent on the lanes as the phases pass it round: what differs from agent to agent, and where
+/// its rules are (a [`JobAgents::rules`]). A quarter of a [`FlockAgent`] in 2D, which is made
+/// again from the two four agents at a time: the phases copy each agent three times, and most
+/// agents share their rules.
+#[derive(Clone, Copy, Debug, Default)]
+struct PlacedAgent {
+    position: Vector,
+    velocity: Vector,
+    max_speed: f32,
+    /// The agent's slot in the spatial index.
+    slot: u32,
+    /// The table job whose [`JobAgents::rules`] hold the agent's rules, and which of them.
+    job: u32,
+    rules: u32,
+}
+
+impl PlacedAgent {
+    /// The agent as the lanes take it, its rules from its job's.
+    #[inline]
+    fn with_rules(&self, jobs: &[RwLockReadGuard<JobAgents>]) -> FlockAgent {
+        FlockAgent {
+            position: self.position,
+            velocity: self.velocity,
+            max_speed: self.max_speed,
+            slot: self.slot,
+            ..jobs[self.job as usize].rules[self.rules as usize]
+        }
+    }
+}
+
 /// A table job's agents as the lanes take them.
 #[derive(Default)]
 struct JobAgents {
+    /// The rules of the job's agents on the lanes, each as a [`FlockAgent`] whose rules they are
+    /// (its other fields unused), once for each run of agents with the same rules.
+    rules: Vec<FlockAgent>,
     /// Where each agent's outcome will be, in the job's order: its slot job, and its slot's place
     /// among that job's; `None` for one the lanes leave to the scalar walk.
     outcome_at: Vec<Option<(u32, u32)>>,
     /// The agents on the lanes, one list for each slot job (a run of the index's slots), each in
     /// the job's order: the slot job then reads its lists whole, rather than each agent from
     /// wherever it is.
-    by_slot_job: Vec<Vec<FlockAgent>>,
+    by_slot_job: Vec<Vec<PlacedAgent>>,
     /// What the lanes made of each agent, in the job's order: gathered in the last phase.
     outcomes: Vec<FlockOutcome>,
     /// The problems the last phase found.
@@ -175,7 +208,7 @@ struct JobAgents {
 /// A slot job's agents on the lanes, and what the lanes made of them, in the index's order.
 #[derive(Default)]
 struct SlotAgents {
-    agents: Vec<FlockAgent>,
+    agents: Vec<PlacedAgent>,
     /// One for each of the job's slots.
     outcomes: Vec<FlockOutcome>,
 }
@@ -195,12 +228,13 @@ pub struct FlockScratch {
 }
 
 /// Fills `outcomes`, whose first is the index's slot `first_slot`, with what the lanes make of the
-/// `agents`, given in the index's order: groups of up to [`LANES`] agents, cut where a
-/// group's cells would grow by more than a third over its widest agent's.
+/// `agents`, given in the index's order with their rules in `jobs`: groups of up to [`LANES`]
+/// agents, cut where a group's cells would grow by more than a third over its widest agent's.
 fn step_flock_slots<M>(
     index: &SpatialIndex<M>,
     first_slot: usize,
-    agents: &[FlockAgent],
+    agents: &[PlacedAgent],
+    jobs: &[RwLockReadGuard<JobAgents>],
     outcomes: &mut [FlockOutcome],
 ) {
     let flush = |group: &[FlockAgent], cells, outcomes: &mut [FlockOutcome]| {
@@ -218,33 +252,37 @@ fn step_flock_slots<M>(
             };
         }
     };
-    // The group is `agents[start..next]`, within `cells`, the widest agent's `widest` cells.
-    let mut start = 0;
-    let mut group: Option<(CellBox, usize)> = None;
-    for (next, agent) in agents.iter().enumerate() {
+    // The group is `group[..len]`, within `cells`, the widest agent's `widest` cells.
+    let mut group = [FlockAgent::default(); LANES];
+    let mut len = 0;
+    let mut bounds: Option<(CellBox, usize)> = None;
+    for placed in agents {
+        let agent = placed.with_rules(jobs);
         let Some(cells) = index.cell_box(agent.position, agent.reach()) else {
             // No cell in reach: the walk finds no neighbour either.
             outcomes[agent.slot as usize - first_slot] = FlockOutcome::WALKER;
-            if let Some((cells, _)) = group.take() {
-                flush(&agents[start..next], cells, outcomes);
+            if let Some((cells, _)) = bounds.take() {
+                flush(&group[..len], cells, outcomes);
             }
-            start = next + 1;
             continue;
         };
-        if let Some((joint, widest)) = group {
+        if let Some((joint, widest)) = bounds {
             let union = joint.union(cells);
             let widest = widest.max(cells.area());
-            if next - start < LANES && union.area() * 3 <= widest * 4 {
-                group = Some((union, widest));
+            if len < LANES && union.area() * 3 <= widest * 4 {
+                group[len] = agent;
+                len += 1;
+                bounds = Some((union, widest));
                 continue;
             }
-            flush(&agents[start..next], joint, outcomes);
+            flush(&group[..len], joint, outcomes);
         }
-        start = next;
-        group = Some((cells, cells.area()));
+        group[0] = agent;
+        len = 1;
+        bounds = Some((cells, cells.area()));
     }
-    if let Some((cells, _)) = group {
-        flush(&agents[start..], cells, outcomes);
+    if let Some((cells, _)) = bounds {
+        flush(&group[..len], cells, outcomes);
     }
 }
 
@@ -345,10 +383,12 @@ pub fn apply_flocking<M: Component>(
             let (rows, entities, rules, columns, _) = &*job;
             let mut lists = write(&job_agents[item]);
             let JobAgents {
+                rules: job_rules,
                 outcome_at,
                 by_slot_job,
                 ..
             } = &mut *lists;
+            job_rules.clear();
             outcome_at.clear();
             by_slot_job.resize_with(slot_jobs, Vec::new);
             by_slot_job.iter_mut().for_each(Vec::clear);
@@ -359,8 +399,21 @@ pub fn apply_flocking<M: Component>(
                         Some(record)
                     });
                 outcome_at.push(record.map(|record| {
+                    if !job_rules
+                        .last()
+                        .is_some_and(|rules| rules.same_rules(&record))
+                    {
+                        job_rules.push(record);
+                    }
                     let slot_job = record.slot as usize / slots_per_job;
-                    by_slot_job[slot_job].push(record);
+                    by_slot_job[slot_job].push(PlacedAgent {
+                        position: record.position,
+                        velocity: record.velocity,
+                        max_speed: record.max_speed,
+                        slot: record.slot,
+                        job: item as u32,
+                        rules: job_rules.len() as u32 - 1,
+                    });
                     let place = record.slot as usize - slot_job * slots_per_job;
                     (slot_job as u32, place as u32)
                 }));
@@ -373,21 +426,22 @@ pub fn apply_flocking<M: Component>(
             let slots = slots_per_job.min(index.len() - first_slot);
             let mut slot_job = write(&slot_agents[item]);
             let SlotAgents { agents, outcomes } = &mut *slot_job;
-            let absent = FlockAgent {
+            let absent = PlacedAgent {
                 slot: NO_SLOT,
-                ..FlockAgent::default()
+                ..PlacedAgent::default()
             };
             agents.clear();
             agents.resize(slots, absent);
-            for lists in job_agents {
-                for record in &read(lists).by_slot_job[item] {
+            let job_lists: Vec<_> = job_agents.iter().map(read).collect();
+            for lists in &job_lists {
+                for record in &lists.by_slot_job[item] {
                     agents[record.slot as usize - first_slot] = *record;
                 }
             }
             agents.retain(|record| record.slot != NO_SLOT);
             outcomes.clear();
             outcomes.resize(slots, FlockOutcome::WALKER);
-            step_flock_slots(index, first_slot, agents, outcomes);
+            step_flock_slots(index, first_slot, agents, &job_lists, outcomes);
         }
         _ => {
             let mut job = write(&jobs[item]);
