@@ -6,8 +6,8 @@
 //!   scene's radii, strengths and mean neighbour count; beside a hand-written baseline that
 //!   computes the same forces as fast as a loop can (a counting sort into cells each step with
 //!   per-thread histograms, the state kept in cell order, the 3 x 3 x 3 cells round a boid scanned
-//!   as 9 contiguous row ranges on 8 lanes, the three sums in one pass, wander and integration in
-//!   the same pass), checked at start-up to move the boids as the plugin does. The ratio plugin /
+//!   as 9 contiguous row ranges on SIMD lanes, the three sums in one pass, wander and integration
+//!   in the same pass), checked at start-up to move the boids as the plugin does. The ratio plugin /
 //!   baseline is measured in alternate blocks over the same steps of fresh scenes.
 //! - `wander`: one step of N flyers wandering on the sphere, beside a plain parallel loop.
 //! - `obstacles`: one step of N wanderers avoiding N / 100 spheres and boxes in a containment box.
@@ -120,6 +120,7 @@ struct Cube {
 }
 
 impl Cube {
+    /// The cube that holds `agents` at the scenes' density, centred on the origin.
     fn for_agents(agents: usize) -> Self {
         let side = cube_side(agents);
         Self {
@@ -214,7 +215,11 @@ fn mean_neighbours(world: &mut World, radius: f32) -> f64 {
 }
 
 /// The SIMD vectors of four lanes (glam's `Vec4`, SSE on x86) the baseline's neighbour scan takes
-/// at a time.
+/// at a time. One (4 lanes) measured faster than two (8) in this build, which targets SSE2 only:
+/// the neighbourhood's row ranges hold about 10 candidates, which 8 lanes cover with more waste,
+/// and 8 lanes' ten sums likely take more registers than SSE has. (Lanes written as `[f32; 8]`
+/// arrays were not vectorised cleanly: the compiler made two-lane pieces and shuffles, three times
+/// slower.)
 const VECTORS: usize = 1;
 
 /// The lanes of the baseline's neighbour scan: candidates tested against one boid at a time.
@@ -249,6 +254,7 @@ struct Rules {
 }
 
 impl Rules {
+    /// The flocking scene's (with `wander` off, wander's force left out).
     fn of_scene(wander: bool) -> Self {
         let dt = STEP.as_secs_f32();
         let defaults = Wander::default();
@@ -483,6 +489,7 @@ impl FastFlock {
         }
     }
 
+    /// The number of boids.
     fn len(&self) -> usize {
         self.state.ids.len()
     }
@@ -849,6 +856,9 @@ fn flocking_paired_ratio(agents: usize, pool: &TaskPool, budget: Duration) -> f6
     median(ratios)
 }
 
+/// The flocking group: the baseline checked against the plugin, then at each N the plugin, the
+/// plugin without the three rules and the baseline timed over windows of fresh scenes, their
+/// paired ratio, and the figures the summary prints beside them.
 fn flocking(criterion: &mut Criterion, medians: &mut Medians) {
     // The first app sets up the compute pool the baselines share.
     drop(flock(1, true));
@@ -971,6 +981,7 @@ impl PlainWanderer {
     }
 }
 
+/// The wander group: the plugin and the plain loop at each N, and their paired ratio.
 fn wander(criterion: &mut Criterion, medians: &mut Medians) {
     let mut group = criterion.benchmark_group("wander");
     let rules = Rules::of_scene(true);
@@ -1051,6 +1062,7 @@ fn obstacle_field(agents: usize) -> App {
     app
 }
 
+/// The obstacles group: the plugin alone at each N, over windows of fresh scenes.
 fn obstacles(criterion: &mut Criterion, medians: &mut Medians) {
     let mut group = criterion.benchmark_group("obstacles");
     for agents in [1_000, 10_000, 100_000] {
@@ -1121,6 +1133,7 @@ fn print_summary(medians: &Medians) {
     }
 }
 
+/// Runs the three groups (20 samples each, as the 2D benchmarks), then prints the summary.
 fn main() {
     let mut criterion = Criterion::default()
         .sample_size(20)
