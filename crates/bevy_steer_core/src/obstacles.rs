@@ -5,7 +5,8 @@
 //! translation (a segment starts there). Every step, in [`SteeringSystems::Index`], the
 //! [`ObstacleIndex`] is rebuilt from those within reach of the avoiding agents, so obstacles may
 //! move. Each obstacle goes into every grid cell its bounding box touches, so a query costs the
-//! obstacles near it, not all of them.
+//! obstacles near it, not all of them; one too large for the grid, or unbounded (a plane in 3D),
+//! is visited by every query.
 //!
 //! [`SteeringSystems::Index`]: crate::SteeringSystems::Index
 
@@ -117,6 +118,24 @@ impl Obstacle {
     }
 }
 
+#[cfg(feature = "3d")]
+impl Obstacle {
+    /// An infinite plane through `point` facing `normal`: everything behind it is solid (see
+    /// [`ObstacleShape::Plane`]), with the `Transform` that places it: spawn both. A `normal` that
+    /// is zero or not finite makes the obstacle invalid: agents do not see it, and a warning is
+    /// logged once.
+    pub fn plane(point: Vector, normal: Vector) -> (Self, Transform) {
+        (
+            Self {
+                shape: ObstacleShape::Plane {
+                    normal: crate::math::direction_or_zero(normal),
+                },
+            },
+            Transform::from_translation(translation_of(point)),
+        )
+    }
+}
+
 /// An obstacle as the index holds it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct IndexedObstacle {
@@ -183,12 +202,20 @@ impl ObstacleIndex {
         self.obstacles.extend(obstacles);
         self.cell_entries.clear();
         self.large.clear();
+        // Unbounded obstacles (a plane, or bounds that overflow) are in no cell: every query
+        // visits them, and the grid covers the others.
+        let bounded = |obstacle: &&IndexedObstacle| {
+            let (low, high) = obstacle.shape.bounds(obstacle.position);
+            low.is_finite() && high.is_finite()
+        };
         let Some((low, high)) = self
             .obstacles
             .iter()
+            .filter(bounded)
             .map(|obstacle| obstacle.shape.bounds(obstacle.position))
             .reduce(|(low, high), (l, h)| (low.min(l), high.max(h)))
         else {
+            self.large.extend(0..self.obstacles.len() as u32);
             self.grid = UniformGrid::EMPTY;
             self.cell_starts.clear(0);
             return;
@@ -209,12 +236,12 @@ impl ObstacleIndex {
         let mut spans = Vec::with_capacity(self.obstacles.len());
         for (index, obstacle) in self.obstacles.iter().enumerate() {
             let (low, high) = obstacle.shape.bounds(obstacle.position);
-            let span = grid.cells_covering(low, high);
-            if span.area() > MOST_CELLS_PER_OBSTACLE {
+            let span = bounded(&obstacle).then(|| grid.cells_covering(low, high));
+            let Some(span) = span.filter(|span| span.area() <= MOST_CELLS_PER_OBSTACLE) else {
                 self.large.push(index as u32);
                 spans.push(None);
                 continue;
-            }
+            };
             grid.cells_of(span)
                 .for_each(|cell| self.cell_starts.count(cell));
             spans.push(Some(span));

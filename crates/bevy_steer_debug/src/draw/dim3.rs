@@ -42,5 +42,21 @@ pub(crate) fn outline(gizmos: &mut Canvas, position: Vector, shape: ObstacleShap
                 color,
             );
         }
+        ObstacleShape::Plane { normal } => {
+            // Unbounded: a square of it round its point, and its normal.
+            let Ok(normal) = Dir3::new(normal) else {
+                return;
+            };
+            let rotation = Quat::from_rotation_arc(Vec3::Z, *normal);
+            gizmos.rect(
+                Isometry3d::new(position, rotation),
+                Vec2::splat(PLANE_DRAWN_SIZE),
+                color,
+            );
+            arrow(gizmos, position, position + *normal * 40.0, color);
+        }
     }
 }
+
+/// The width of the square drawn of an (unbounded) plane obstacle.
+const PLANE_DRAWN_SIZE: f32 = 400.0;

@@ -1,10 +1,10 @@
-//! The 3D build's obstacle shapes: spheres, axis-aligned and rotated boxes, and walls (rotated
-//! boxes of no thickness).
+//! The 3D build's obstacle shapes: spheres, axis-aligned and rotated boxes, walls (rotated
+//! boxes of no thickness) and infinite planes (half-spaces).
 
 use bevy::prelude::*;
 
 use super::{box_signed_distance, round_first_contact};
-use crate::math::Vector;
+use crate::math::{Vector, direction_or_zero};
 
 /// The shape of an [`Obstacle`](crate::obstacles::Obstacle), relative to its `Transform`'s
 /// translation (its rotation is not read: a rotated box carries its own).
@@ -29,6 +29,14 @@ pub enum ObstacleShape {
         half_size: Vector,
         /// Its rotation (normalised when used; one that is not finite makes the shape invalid).
         rotation: Quat,
+    },
+    /// An infinite plane through the translation, facing `normal`: everything behind it is solid
+    /// (a half-space), so a point behind the plane is inside. For floors, ceilings and walls
+    /// without ends.
+    Plane {
+        /// The direction the plane faces, out of the solid side (normalised when used; one that
+        /// is zero or not finite makes the shape invalid).
+        normal: Vector,
     },
 }
 
@@ -63,6 +71,7 @@ impl ObstacleShape {
                     && rotation.is_finite()
                     && rotation.length_squared() > 1e-6
             }
+            Self::Plane { normal } => direction_or_zero(normal) != Vector::ZERO,
         }
     }
 
@@ -74,9 +83,10 @@ impl ObstacleShape {
         }
     }
 
-    /// The corners of the shape's bounding box, placed at `position`.
+    /// The corners of the shape's bounding box, placed at `position`: infinite for a plane.
     pub fn bounds(self, position: Vector) -> (Vector, Vector) {
         match self {
+            Self::Plane { .. } => (Vector::NEG_INFINITY, Vector::INFINITY),
             Self::Sphere { radius } => (position - radius, position + radius),
             Self::Box { half_size } => (position - half_size, position + half_size),
             Self::RotatedBox {
@@ -119,6 +129,10 @@ impl ObstacleShape {
                 position
                     + rotation * box_closest(half_size, rotation.inverse() * (point - position))
             }
+            Self::Plane { normal } => {
+                let normal = direction_or_zero(normal);
+                point - normal * (point - position).dot(normal)
+            }
         }
     }
 
@@ -135,12 +149,13 @@ impl ObstacleShape {
                 half_size,
                 rotation.normalize().inverse() * (point - position),
             ),
+            Self::Plane { normal } => (point - position).dot(direction_or_zero(normal)),
         }
     }
 
     /// How far along the move from `from` by `reach` (0 at `from`, 1 at its end) a body keeping
     /// `room` from the shape placed at `position` first touches it; `None` when it does not. Exact
-    /// for spheres; for boxes, the box grown by `room` with square corners (a little cautious at
+    /// for spheres and planes; for boxes, the box grown by `room` with square corners (a little cautious at
     /// them).
     pub fn first_contact(
         self,
@@ -162,6 +177,16 @@ impl ObstacleShape {
                     inverse * (from - position),
                     inverse * reach,
                 )
+            }
+            Self::Plane { normal } => {
+                let normal = direction_or_zero(normal);
+                let gap = (from - position).dot(normal) - room;
+                if gap <= 0.0 {
+                    return Some(0.0);
+                }
+                // How fast the move closes the gap: it touches only when heading in.
+                let closing = -reach.dot(normal);
+                (closing >= gap).then(|| gap / closing)
             }
         }
     }
@@ -282,6 +307,44 @@ mod tests {
     }
 
     #[test]
+    fn a_plane_is_a_half_space() {
+        // A floor at y = -10, given a normal that is not a unit vector.
+        let floor = ObstacleShape::Plane {
+            normal: Vec3::new(0.0, 3.0, 0.0),
+        };
+        let at = Vec3::new(5.0, -10.0, 7.0);
+        assert_eq!(
+            floor.signed_distance(at, Vec3::new(100.0, 5.0, -50.0)),
+            15.0
+        );
+        assert_eq!(floor.signed_distance(at, Vec3::new(0.0, -30.0, 0.0)), -20.0);
+        assert_eq!(
+            floor.closest_point(at, Vec3::new(1.0, -30.0, 2.0)),
+            Vec3::new(1.0, -10.0, 2.0)
+        );
+        // Out along the normal from either side.
+        assert_eq!(
+            floor.outward_normal(at, Vec3::new(0.0, -30.0, 0.0)),
+            Vec3::Y
+        );
+        assert_eq!(floor.outward_normal(at, Vec3::new(0.0, 30.0, 0.0)), Vec3::Y);
+        assert!(floor.has_inside() && floor.is_valid());
+        let (low, high) = floor.bounds(at);
+        assert!(!low.is_finite() && !high.is_finite());
+        // Falling 100 from 40 above, keeping 5: touches 35 down.
+        let from = Vec3::new(0.0, 30.0, 0.0);
+        let along = floor.first_contact(at, from, Vec3::new(0.0, -100.0, 0.0), 5.0);
+        assert!((along.unwrap() - 0.35).abs() < 1e-6, "{along:?}");
+        // Level, rising, or too short a move: no contact; within the room already: at once.
+        for reach in [Vec3::X * 100.0, Vec3::Y * 100.0, Vec3::NEG_Y * 30.0] {
+            assert_eq!(floor.first_contact(at, from, reach, 5.0), None, "{reach}");
+        }
+        let near = Vec3::new(0.0, -6.0, 0.0);
+        assert_eq!(floor.first_contact(at, near, Vec3::X, 5.0), Some(0.0));
+        assert_eq!(floor.first_contact(at, from, Vec3::NAN, 5.0), None);
+    }
+
+    #[test]
     fn bad_sizes_are_not_valid() {
         assert!(!ObstacleShape::Sphere { radius: f32::NAN }.is_valid());
         assert!(
@@ -305,5 +368,8 @@ mod tests {
             .is_valid()
         );
         assert!(ObstacleShape::wall(1.0, 1.0, Quat::IDENTITY).is_valid());
+        for normal in [Vec3::ZERO, Vec3::NAN, Vec3::new(f32::INFINITY, 0.0, 0.0)] {
+            assert!(!ObstacleShape::Plane { normal }.is_valid(), "{normal}");
+        }
     }
 }
