@@ -25,8 +25,10 @@ use crate::schedule::SteeringSystems;
 ///
 /// Ground units and flyers share the spatial index and see each other; a ground unit's
 /// neighbours above or below it count by their full 3D distance. Its wander circle lies in the
-/// plane ([`Wander`](crate::behaviours::Wander) measures its angle about `up`), and
-/// [`FaceVelocity`](crate::facing::FaceVelocity) turns it about `up` only.
+/// plane ([`Wander`](crate::behaviours::Wander) measures its angle about `up`),
+/// [`AvoidObstacles`](crate::behaviours::AvoidObstacles) turns it round an obstacle in the plane
+/// (never over or under it), and [`FaceVelocity`](crate::facing::FaceVelocity) turns it about `up`
+/// only.
 ///
 /// An `up` that is not a unit vector (reflection or `Dir3::new_unchecked` can make one) counts as
 /// +Y, and [`Problem::InvalidUp`] is logged once.

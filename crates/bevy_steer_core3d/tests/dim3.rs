@@ -325,6 +325,102 @@ fn planes_are_never_crossed() {
     assert_eq!(behind, 0, "agent-steps behind a plane");
 }
 
+/// Ground units crossing a field of spheres and boxes that cut their plane (centred above it,
+/// below it, some turned out of it), each seeking the point straight across the field: every one
+/// gets there, stays in its plane, and never has its centre inside an obstacle. (With avoidance
+/// probing out of the plane, seven of the thirty stopped for good in front of a box centred
+/// above it.)
+#[test]
+fn ground_units_cross_a_field_of_obstacles_in_their_plane() {
+    let mut app = create_app();
+    let mut random = Xoshiro128PlusPlus::seed_from_u64(11);
+    // Passages at least 30 wide between the obstacles' bounding spheres: room for a unit keeping
+    // 6 from both sides.
+    let mut obstacles: Vec<(ObstacleShape, Vec3, f32)> = Vec::new();
+    while obstacles.len() < 14 {
+        let centre = Vec3::new(
+            random.random_range(-320.0..320.0),
+            random.random_range(-20.0..20.0),
+            random.random_range(-240.0..240.0),
+        );
+        let obstacle = match obstacles.len() % 3 {
+            0 => Obstacle::sphere(random.random_range(25.0..45.0)),
+            1 => Obstacle::cuboid(Vec3::new(60.0, 50.0, 40.0)),
+            _ => Obstacle::rotated_cuboid(
+                Vec3::new(70.0, 50.0, 30.0),
+                Quat::from_euler(EulerRot::XYZ, 0.5, random.random_range(0.0..6.0), -0.4),
+            ),
+        };
+        let bounding = match obstacle.shape {
+            ObstacleShape::Sphere { radius } => radius,
+            ObstacleShape::Box { half_size } | ObstacleShape::RotatedBox { half_size, .. } => {
+                half_size.length()
+            }
+            _ => unreachable!(),
+        };
+        let apart = |(_, other, other_bounding): &(ObstacleShape, Vec3, f32)| {
+            centre.xz().distance(other.xz()) > bounding + other_bounding + 30.0
+        };
+        if obstacles.iter().all(apart) {
+            obstacles.push((obstacle.shape, centre, bounding));
+            app.world_mut()
+                .spawn((obstacle, Transform::from_translation(centre)));
+        }
+    }
+    let inside_any = |point: Vec3| {
+        obstacles
+            .iter()
+            .any(|(shape, centre, _)| shape.signed_distance(*centre, point) < 0.0)
+    };
+    let units: Vec<(Entity, Vec3)> = (0..30)
+        .map(|index| {
+            let z = -180.0 + index as f32 * 12.0;
+            let goal = Vec3::new(450.0, 0.0, z);
+            let unit = app
+                .world_mut()
+                .spawn((
+                    Transform::from_xyz(-450.0, 0.0, z),
+                    Planar::default(),
+                    Seek::new(goal),
+                    AvoidObstacles::new(80.0, 6.0),
+                ))
+                .id();
+            (unit, goal)
+        })
+        .collect();
+    let mut inside = 0;
+    let mut arrived_at = vec![None; units.len()];
+    for step in 0..1800 {
+        app.update();
+        for (index, &(unit, goal)) in units.iter().enumerate() {
+            let at = position(&app, unit);
+            assert!(
+                at.y.abs() < 1e-3,
+                "step {step}: {unit} left its plane: {at}"
+            );
+            if inside_any(at) {
+                inside += 1;
+            }
+            if at.distance(goal) < 20.0 {
+                arrived_at[index].get_or_insert(step);
+            }
+        }
+    }
+    let arrived: Vec<u32> = arrived_at.iter().flatten().copied().collect();
+    println!(
+        "{} of {} arrived, the last after {:?} steps; agent-steps inside: {inside}",
+        arrived.len(),
+        units.len(),
+        arrived.iter().max()
+    );
+    assert_eq!(inside, 0, "agent-steps inside an obstacle");
+    assert_eq!(
+        arrived.len(),
+        units.len(),
+        "not all arrived: {arrived_at:?}"
+    );
+}
+
 /// An agent started inside a sphere, a box, a rotated box or behind a plane gets straight out,
 /// and stays out.
 #[test]

@@ -8,12 +8,13 @@ use bevy::prelude::*;
 use super::weight_and_switch_builders;
 use crate::components::{MaxSpeed, Steering, Velocity};
 use crate::formulas::Boid;
-use crate::math::{Vector, direction_or_zero, length, position_of, sideways};
+use crate::math::{Vector, direction_or_zero, left_in_plane, length, position_of, sideways};
 use crate::obstacles::{IndexedObstacle, Obstacle, ObstacleIndex, ObstacleShape};
 use crate::problems::BehaviourKind;
 use crate::schedule::{SteeringSchedule, SteeringSystems};
 use crate::stepping::behaviour::{BehaviourAgents, step_agents};
 use crate::stepping::boid;
+use crate::stepping::columns::{PlaneColumn, plane_up};
 use crate::stepping::jobs::MIN_QUERYING_AGENTS_PER_JOB;
 use crate::stepping::registry::register_behaviour;
 use crate::tunable::{DISTANCE, FRACTION, Tunable, WEIGHT};
@@ -73,7 +74,10 @@ fn clearance_at(index: &ObstacleIndex, point: Vector, room: f32) -> f32 {
 /// - gets an agent that is already within `clearance` of an obstacle (spawned inside one, or pushed
 ///   in by others) out along the shortest way;
 /// - adds Reynolds' braking on demand: a force against the velocity, `braking` times the strength,
-///   scaled by how near the contact is.
+///   scaled by how near the contact is;
+/// - in 3D, keeps a ground unit ([`Planar`](crate::planar::Planar)) in its plane: the normal, the
+///   side it turns to and the probes for the way round all lie in the plane, so an obstacle
+///   centred above or below it is gone round, not over or under.
 ///
 /// The obstacles come from the [`ObstacleIndex`], so only those near the look-ahead cost anything.
 /// Units: `look_ahead` and `clearance` are distances (the tutorial's `MAX_AVOID_AHEAD`, 50 in the
@@ -248,39 +252,65 @@ impl AvoidObstacles {
     /// The unweighted avoidance force on `agent` from the obstacles in `index`: zero when nothing
     /// is in the way.
     pub fn force(&self, agent: &Boid, index: &ObstacleIndex) -> Vector {
+        self.force_in(agent, index, None)
+    }
+
+    /// [`force`](Self::force) on an agent kept to the plane at right angles to `up` (a unit
+    /// vector; in 3D a [`Planar`](crate::planar::Planar) ground unit), or on a free one (`None`):
+    /// a ground unit pushed out along an obstacle's normal in its plane, turning to a side in its
+    /// plane, found free by probes in its plane, so that it goes round an obstacle rather than
+    /// being sent over or under it (which its plane would then take away).
+    pub fn force_in(&self, agent: &Boid, index: &ObstacleIndex, up: Option<Vector>) -> Vector {
         let Some(threat) = self.threat(agent, index) else {
             return Vector::ZERO;
         };
-        let heading = direction_or_zero(agent.velocity);
+        // A ground unit's view of a vector: its part in the plane. A free agent's (every agent in
+        // 2D) is the vector itself, untouched to the bit.
+        let in_plane = |vector: Vector| up.map_or(vector, |up| vector - up * vector.dot(up));
+        let heading = direction_or_zero(in_plane(agent.velocity));
         let IndexedObstacle {
             position, shape, ..
         } = threat.obstacle;
         // Out of everything within reach of the contact, the nearer the more: out of a corner, not
         // just out of one of its walls.
-        let mut normal = normal_at(index, threat.point, self.room())
+        let mut normal = in_plane(normal_at(index, threat.point, self.room()))
             .try_normalize()
-            .unwrap_or_else(|| shape.outward_normal(position, threat.point));
+            .unwrap_or_else(|| in_plane(shape.outward_normal(position, threat.point)));
+        if up.is_some() {
+            // The outward normal put into the plane is a unit vector no longer.
+            normal = direction_or_zero(normal);
+        }
         if normal == Vector::ZERO {
-            // On a wall's line or at a circle's centre: back the way it came.
-            normal = if heading == Vector::ZERO {
-                Vector::X
-            } else {
+            // On a wall's line, at a circle's centre, or (a ground unit) right over or under an
+            // obstacle: back the way it came.
+            normal = if heading != Vector::ZERO {
                 -heading
+            } else {
+                up.map_or(Vector::X, |up| sideways(up, Vector::ZERO))
             };
         }
         // Turn aside, to the side with the shorter way round (the normal's own side on a tie, then
         // the left), so that the agent slides along a wall instead of stopping in front of it;
         // back out when already too near.
         let across = normal - heading * normal.dot(heading);
-        // In 3D there is no one left: the side is the one the normal leans to, across the heading.
-        let left = if heading == Vector::ZERO {
-            sideways(normal, Vector::ZERO)
+        // In 3D there is no one left: the side is the one the normal leans to, across the heading;
+        // a ground unit's sides are its left and right in its plane.
+        let forward = if heading == Vector::ZERO {
+            normal
         } else {
-            sideways(heading, across)
+            heading
+        };
+        let left = match up {
+            Some(up) => left_in_plane(forward, up),
+            None => sideways(forward, across),
         };
         let room = self.room();
-        // Probed from the obstacle's surface, where the agent would meet it.
-        let surface = shape.closest_point(position, threat.point);
+        // Probed from the obstacle's surface, where the agent would meet it (for a ground unit,
+        // level with the contact, in its plane).
+        let mut surface = shape.closest_point(position, threat.point);
+        if up.is_some() {
+            surface = threat.point + in_plane(surface - threat.point);
+        }
         let (to_left, to_right) = (
             way_round(index, surface, left, room),
             way_round(index, surface, -left, room),
@@ -310,6 +340,7 @@ impl AvoidObstacles {
 pub fn apply_avoid_obstacles(
     index: Res<ObstacleIndex>,
     mut agents: BehaviourAgents<AvoidObstacles>,
+    planes: Query<PlaneColumn>,
     mut logged_not_dense: Local<bool>,
 ) {
     step_agents(
@@ -317,10 +348,11 @@ pub fn apply_avoid_obstacles(
         &mut logged_not_dense,
         BehaviourKind::AVOID_OBSTACLES,
         MIN_QUERYING_AGENTS_PER_JOB,
-        |avoid, agent, _, _: &mut ()| {
-            avoid
-                .active()
-                .then(|| Ok(avoid.force(agent, &index) * avoid.weight))
+        |avoid, agent, entity, _: &mut ()| {
+            avoid.active().then(|| {
+                let up = planes.get(entity).ok().and_then(plane_up);
+                Ok(avoid.force_in(agent, &index, up) * avoid.weight)
+            })
         },
         |_, _, _| {},
     );
@@ -328,14 +360,21 @@ pub fn apply_avoid_obstacles(
 
 /// The weighted avoidance force of every agent, for the debug gizmos.
 fn avoid_obstacles_forces(world: &mut World, forces: &mut Vec<(Vector, Vector)>) {
-    let mut agents = world.query::<(&AvoidObstacles, &Transform, &Velocity, &MaxSpeed)>();
+    let mut agents = world.query::<(
+        &AvoidObstacles,
+        &Transform,
+        &Velocity,
+        &MaxSpeed,
+        PlaneColumn,
+    )>();
     let Some(index) = world.get_resource::<ObstacleIndex>() else {
         return;
     };
-    for (avoid, transform, velocity, max_speed) in agents.iter(world) {
+    for (avoid, transform, velocity, max_speed, planar) in agents.iter(world) {
         if avoid.active() {
             let agent = boid(transform, velocity, max_speed);
-            forces.push((agent.position, avoid.force(&agent, index) * avoid.weight));
+            let force = avoid.force_in(&agent, index, plane_up(planar));
+            forces.push((agent.position, force * avoid.weight));
         }
     }
 }

@@ -65,3 +65,10 @@ pub fn distance_across(offset: Vector, heading: Vector) -> f32 {
 pub fn sideways(heading: Vector, _towards: Vector) -> Vector {
     heading.perp()
 }
+
+/// The left of `heading` in the plane (`up` is the 3D build's; 2D has one plane): `heading`
+/// turned a quarter turn anticlockwise.
+#[inline]
+pub fn left_in_plane(heading: Vector, _up: Vector) -> Vector {
+    heading.perp()
+}

@@ -71,3 +71,10 @@ pub fn sideways(heading: Vector, towards: Vector) -> Vector {
         side => side,
     }
 }
+
+/// The left of `heading` in the plane at right angles to `up` (both unit vectors, at right
+/// angles): `up × heading`, zero where they are not at right angles.
+#[inline]
+pub fn left_in_plane(heading: Vector, up: Vector) -> Vector {
+    super::direction_or_zero(up.cross(heading))
+}

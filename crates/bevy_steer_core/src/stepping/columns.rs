@@ -18,6 +18,31 @@ pub fn boid(transform: &Transform, velocity: &Velocity, max_speed: &MaxSpeed) ->
     }
 }
 
+/// The column of the agents' planes: in 3D, whether each is a ground unit
+/// ([`Planar`](crate::planar::Planar)); nothing in 2D.
+#[cfg(feature = "2d")]
+pub(crate) type PlaneColumn = ();
+/// The column of the agents' planes: in 3D, whether each is a ground unit
+/// ([`Planar`](crate::planar::Planar)); nothing in 2D.
+#[cfg(feature = "3d")]
+pub(crate) type PlaneColumn = Option<&'static crate::planar::Planar>;
+
+/// The up of the plane an agent keeps to, from its [`PlaneColumn`]: `None` for a free agent (every
+/// agent in 2D).
+#[cfg(feature = "2d")]
+#[inline]
+pub(crate) fn plane_up(_planar: ()) -> Option<Vector> {
+    None
+}
+
+/// The up of the plane an agent keeps to, from its [`PlaneColumn`]: `None` for a free agent; +Y
+/// for an up that is not a unit vector, as [`keep_in_plane`](crate::planar::keep_in_plane) uses.
+#[cfg(feature = "3d")]
+#[inline]
+pub(crate) fn plane_up(planar: Option<&crate::planar::Planar>) -> Option<Vector> {
+    planar.map(|planar| planar.valid_up().unwrap_or(Vector::Y))
+}
+
 /// Adds a behaviour's weighted force to the agent's steering, or drops it and returns the problem
 /// when it is not finite. With a `budget` (prioritised combination), the force is shortened to what
 /// is left of it after the forces added so far, and nothing is added once it is spent.

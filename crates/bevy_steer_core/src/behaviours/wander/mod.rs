@@ -36,7 +36,9 @@ use crate::math::{Vector, direction_or_zero};
 use crate::problems::{BehaviourKind, ReportedProblems, record};
 use crate::rng::SteeringRng;
 use crate::stepping::boid;
-use crate::stepping::columns::{AgentColumns, BudgetColumns, chunked, log_not_dense, settle};
+use crate::stepping::columns::{
+    AgentColumns, BudgetColumns, PlaneColumn, chunked, log_not_dense, plane_up, settle,
+};
 use crate::stepping::jobs::{MIN_AGENTS_PER_JOB, agents_per_job, run_jobs};
 use crate::stepping::registry::register_behaviour;
 use crate::tunable::{ANGLE, Tunable, WEIGHT};
@@ -428,14 +430,7 @@ pub fn apply_wander(
     }
 }
 
-/// The column of the agents' planes: in 3D, whether each is a ground unit
-/// (`Planar`); nothing in 2D.
-#[cfg(feature = "2d")]
-type PlaneColumn = ();
-#[cfg(feature = "3d")]
-type PlaneColumn = Option<&'static crate::planar::Planar>;
-
-/// The planes of a table's agents, as its plane column gives them.
+/// The planes of a table's agents, as its [`PlaneColumn`] gives them.
 trait PlaneRows: Copy {
     /// Those of the rows `range`.
     fn of_rows(self, range: core::ops::Range<usize>) -> Self;
@@ -444,12 +439,13 @@ trait PlaneRows: Copy {
 }
 
 /// 2D: no agent keeps to a plane of its own.
+#[cfg(feature = "2d")]
 impl PlaneRows for () {
     fn of_rows(self, _range: core::ops::Range<usize>) -> Self {}
 
     #[inline]
     fn up(self, _row: usize) -> Option<Vector> {
-        None
+        plane_up(())
     }
 }
 
@@ -461,7 +457,7 @@ impl PlaneRows for Option<&[crate::planar::Planar]> {
 
     #[inline]
     fn up(self, row: usize) -> Option<Vector> {
-        self.map(|planes| planes[row].valid_up().unwrap_or(Vector::Y))
+        plane_up(self.map(|planes| &planes[row]))
     }
 }
 
