@@ -192,7 +192,7 @@ pub fn integrate(
                             },
                         ),
                     };
-                    velocities[row].0 = integrated.velocity;
+                    let previous = core::mem::replace(&mut velocities[row].0, integrated.velocity);
                     let Some(position) = integrated.position else {
                         continue;
                     };
@@ -201,7 +201,7 @@ pub fn integrate(
                     let rotation = match turns {
                         Some(turns) => turns.lane(row - start),
                         None => facing.and_then(|facing| {
-                            facing[row].turn(integrated.velocity, transform.rotation)
+                            facing[row].turn(integrated.velocity, previous, dt, transform.rotation)
                         }),
                     };
                     if let Some(rotation) = rotation {

@@ -159,43 +159,49 @@ fn ground_units_and_flyers_see_each_other() {
     assert!(flyer_at.x > 11.0 && flyer_at.y > 11.0, "{flyer_at}");
 }
 
+/// Flyers wandering up and down through the vertical never flip, banking into their turns or not.
 #[test]
 fn facing_never_flips() {
-    let mut app = create_app();
-    let flyers: Vec<Entity> = (0..50)
-        .map(|index| {
-            app.world_mut()
-                .spawn((
-                    Transform::from_xyz(index as f32 * 20.0, 0.0, 0.0),
-                    Wander::default().with_frame(WanderFrame::Heading),
-                    // Up and down through the vertical, again and again.
-                    Seek::new(Vec3::new(index as f32 * 20.0, 2000.0, 0.0)).with_weight(0.3),
-                    FaceVelocity::default(),
-                ))
-                .id()
-        })
-        .collect();
-    let rotations = |app: &App| -> Vec<Quat> {
-        flyers
-            .iter()
-            .map(|&flyer| app.world().get::<Transform>(flyer).unwrap().rotation)
-            .collect()
-    };
-    let mut before = rotations(&app);
-    let mut largest: f32 = 0.0;
-    for _ in 0..1200 {
-        app.update();
-        let after = rotations(&app);
-        for (index, (a, b)) in before.iter().zip(&after).enumerate() {
-            if index == 0 || velocity(&app, flyers[index]).length() < 20.0 {
-                continue;
+    for face in [
+        FaceVelocity::default(),
+        FaceVelocity::default().with_bank(0.005, core::f32::consts::FRAC_PI_3),
+    ] {
+        let mut app = create_app();
+        let flyers: Vec<Entity> = (0..50)
+            .map(|index| {
+                app.world_mut()
+                    .spawn((
+                        Transform::from_xyz(index as f32 * 20.0, 0.0, 0.0),
+                        Wander::default().with_frame(WanderFrame::Heading),
+                        // Up and down through the vertical, again and again.
+                        Seek::new(Vec3::new(index as f32 * 20.0, 2000.0, 0.0)).with_weight(0.3),
+                        face,
+                    ))
+                    .id()
+            })
+            .collect();
+        let rotations = |app: &App| -> Vec<Quat> {
+            flyers
+                .iter()
+                .map(|&flyer| app.world().get::<Transform>(flyer).unwrap().rotation)
+                .collect()
+        };
+        let mut before = rotations(&app);
+        let mut largest: f32 = 0.0;
+        for _ in 0..1200 {
+            app.update();
+            let after = rotations(&app);
+            for (index, (a, b)) in before.iter().zip(&after).enumerate() {
+                if index == 0 || velocity(&app, flyers[index]).length() < 20.0 {
+                    continue;
+                }
+                largest = largest.max(a.angle_between(*b));
             }
-            largest = largest.max(a.angle_between(*b));
+            before = after;
         }
-        before = after;
+        println!("bank {}: largest turn in a step {largest} rad", face.bank);
+        assert!(largest < 0.5, "a model turned {largest} rad in one step");
     }
-    println!("largest turn in a step: {largest} rad");
-    assert!(largest < 0.5, "a model turned {largest} rad in one step");
 }
 
 /// A field of spheres, axis-aligned boxes and rotated boxes, with 100 agents wandering among them
@@ -514,6 +520,7 @@ fn bad_3d_input_stays_finite() {
                     local_forward: Dir3::Y,
                     local_up: Dir3::Y,
                     up: Dir3::Y,
+                    ..default()
                 },
             ))
             .id(),

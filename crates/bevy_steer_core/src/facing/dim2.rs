@@ -49,10 +49,16 @@ impl FaceVelocity {
         Some(Quat::from_xyzw(0.0, 0.0, half_sin, half_cos).normalize())
     }
 
-    /// The rotation after a step that left the agent moving at `velocity`; in 2D that does not
-    /// depend on the rotation before.
+    /// The rotation after a step that left the agent moving at `velocity`; in 2D that depends on
+    /// neither the velocity nor the rotation before (3D banks by the one and carries the other on).
     #[inline]
-    pub(crate) fn turn(self, velocity: Vector, _before: Quat) -> Option<Quat> {
+    pub(crate) fn turn(
+        self,
+        velocity: Vector,
+        _previous: Vector,
+        _dt: f32,
+        _before: Quat,
+    ) -> Option<Quat> {
         self.rotation_for(velocity)
     }
 }
