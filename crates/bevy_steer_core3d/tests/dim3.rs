@@ -647,3 +647,55 @@ fn the_same_seed_gives_identical_3d_trajectories_whatever_the_thread_count() {
     assert_eq!(sequential, run(2), "one thread differs from two");
     assert_eq!(sequential, run(4), "one thread differs from four");
 }
+
+/// `ground_units`' stall, headless: ground units (the example's speed, force and avoidance) seek a
+/// point behind a wall 350 long whose face a rotated box nearly meets (a slot 15 wide, too narrow
+/// for a unit keeping 8). Measured: 11 of the 24 start and goal pairs do not get there in a
+/// minute, 10 of them stalled against the wall's face, 6 of those by the box. Both ways round read as blocked (the
+/// probes run along the wall's face, 128 at most, and the wall is longer), so the side is chosen
+/// from a heading that is all but zero once stalled, and within the clearance the push back out
+/// (3 000) truncated with the seek to `MaxForce` 150 leaves the seek's pull along the wall a unit
+/// or two a second. A local minimum of seek and avoidance without memory of the side chosen.
+#[test]
+#[ignore = "known local minimum of seek and obstacle avoidance (issue 25): fails today"]
+fn ground_units_seeking_past_a_wall_and_a_box_get_there() {
+    let mut stalled = Vec::new();
+    for start_z in [60.0, 100.0, 130.0, 150.0, 170.0, 200.0, 240.0, 280.0] {
+        for goal_z in [100.0, 150.0, 250.0] {
+            let mut app = create_app();
+            // The example's wall along z at x = 450, and its turned building next to it.
+            app.world_mut().spawn(Obstacle::wall(
+                Vec3::new(450.0, 15.0, 175.0),
+                Vec3::X,
+                Vec3::Y,
+                350.0,
+                40.0,
+            ));
+            app.world_mut().spawn((
+                Obstacle::rotated_cuboid(Vec3::new(90.0, 60.0, 70.0), Quat::from_rotation_y(-0.4)),
+                Transform::from_xyz(380.0, 20.0, 150.0),
+            ));
+            let goal = Vec3::new(600.0, 11.0, goal_z);
+            let unit = app
+                .world_mut()
+                .spawn((
+                    Transform::from_xyz(250.0, 11.0, start_z),
+                    Planar::default(),
+                    MaxSpeed(70.0),
+                    MaxForce(150.0),
+                    Seek::new(goal).with_slowing_radius(60.0),
+                    AvoidObstacles::new(60.0, 8.0),
+                ))
+                .id();
+            let arrived = (0..3600).any(|_| {
+                app.update();
+                position(&app, unit).distance(goal) < 20.0
+            });
+            if !arrived {
+                stalled.push((start_z, goal_z, position(&app, unit)));
+            }
+        }
+    }
+    println!("{} of 24 stalled: {stalled:?}", stalled.len());
+    assert!(stalled.is_empty(), "{stalled:?}");
+}
