@@ -395,11 +395,16 @@ pub(crate) fn flock_forces(agents: &[FlockAgent], sums: &FlockSums) -> FlockForc
     let (heading, heading_common) = direction_or_zero(sums.sums[1]);
     let (steer, steer_common) = truncate(heading.scaled(max_speed).minus(velocity), strength[1]);
     let no_heading = heading.is_zero();
-    let alignment_count = Vec4::from_array(sums.whole_counts[0].map(|count| count as f32));
-    let aligned = alignment_count.cmpgt(Vec4::ZERO);
-    let mean_velocity = sums.sums[1].divided(alignment_count);
-    let (matching, matching_common) = truncate(mean_velocity.minus(velocity), strength[1]);
     let means = sums.mean_velocity;
+    // Only groups with a lane that matches mean velocities pay for the mean.
+    let (aligned, matching, matching_common) = if means.any() {
+        let alignment_count = Vec4::from_array(sums.whole_counts[0].map(|count| count as f32));
+        let mean_velocity = sums.sums[1].divided(alignment_count);
+        let (matching, common) = truncate(mean_velocity.minus(velocity), strength[1]);
+        (alignment_count.cmpgt(Vec4::ZERO), matching, common)
+    } else {
+        (BVec4A::splat(false), VectorLanes::ZERO, BVec4A::splat(true))
+    };
     let alignment = VectorLanes::select(
         means,
         VectorLanes::select(aligned, matching, VectorLanes::ZERO),
