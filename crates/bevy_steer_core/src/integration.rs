@@ -251,12 +251,14 @@ fn integrate_lanes(
     common.all().then_some((new_velocity, new_position))
 }
 
-/// Schedules [`integrate`] in [`SteeringSystems::Integrate`].
+/// Schedules [`integrate`] in [`SteeringSystems::Integrate`] (in 3D after
+/// [`keep_in_plane`](crate::planar::keep_in_plane), which puts ground units' forces and velocities
+/// in their planes first).
 pub(crate) fn plugin(app: &mut App) {
-    app.add_systems(
-        crate::schedule::SteeringSchedule,
-        integrate.in_set(SteeringSystems::Integrate),
-    );
+    let integrate = integrate.in_set(SteeringSystems::Integrate);
+    #[cfg(feature = "3d")]
+    let integrate = integrate.after(crate::planar::keep_in_plane);
+    app.add_systems(crate::schedule::SteeringSchedule, integrate);
 }
 
 #[cfg(test)]

@@ -97,14 +97,12 @@ pub fn keep_in_plane(
     }
 }
 
-/// Registers [`Planar`] and schedules [`keep_in_plane`] in [`SteeringSystems::Integrate`], before
-/// the integration step.
+/// Registers [`Planar`] and schedules [`keep_in_plane`] in [`SteeringSystems::Integrate`] (the
+/// integration step orders itself after it).
 pub(crate) fn plugin(app: &mut App) {
     app.register_type::<Planar>().add_systems(
         crate::schedule::SteeringSchedule,
-        keep_in_plane
-            .in_set(SteeringSystems::Integrate)
-            .before(crate::integration::integrate),
+        keep_in_plane.in_set(SteeringSystems::Integrate),
     );
 }
 

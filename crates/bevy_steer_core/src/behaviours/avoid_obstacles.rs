@@ -75,7 +75,7 @@ fn clearance_at(index: &ObstacleIndex, point: Vector, room: f32) -> f32 {
 ///   in by others) out along the shortest way;
 /// - adds Reynolds' braking on demand: a force against the velocity, `braking` times the strength,
 ///   scaled by how near the contact is;
-/// - in 3D, keeps a ground unit ([`Planar`](crate::planar::Planar)) in its plane: the normal, the
+/// - in 3D, keeps a ground unit (`Planar`) in its plane: the normal, the
 ///   side it turns to and the probes for the way round all lie in the plane, so an obstacle
 ///   centred above or below it is gone round, not over or under.
 ///
@@ -256,7 +256,7 @@ impl AvoidObstacles {
     }
 
     /// [`force`](Self::force) on an agent kept to the plane at right angles to `up` (a unit
-    /// vector; in 3D a [`Planar`](crate::planar::Planar) ground unit), or on a free one (`None`):
+    /// vector; in 3D a `Planar` ground unit), or on a free one (`None`):
     /// a ground unit pushed out along an obstacle's normal in its plane, turning to a side in its
     /// plane, found free by probes in its plane, so that it goes round an obstacle rather than
     /// being sent over or under it (which its plane would then take away).
