@@ -173,10 +173,15 @@ impl FlockSums {
                 // `length` of the offset (or of `agent - neighbour`, whose square has the same
                 // bits) is the square root of the square where that is normal, and zero for a
                 // zero offset; the other lanes need the scalar path's special case when they use
-                // it.
-                let distance = distance_squared.sqrt();
-                let exact = is_normal(distance_squared) | offset.is_zero();
+                // it. Only cones and pushes need it: the default scan takes no square root.
+                let distance_and_exact = || {
+                    (
+                        distance_squared.sqrt(),
+                        is_normal(distance_squared) | offset.is_zero(),
+                    )
+                };
                 if CONES {
+                    let (distance, exact) = distance_and_exact();
                     // `in_field_of_view`: `offset · heading >= length(offset) * cos`.
                     let along = offset.dot(self.heading);
                     for (rule, within) in [&mut separation, &mut alignment, &mut cohesion]
@@ -196,6 +201,7 @@ impl FlockSums {
                 let separation_term = if PUSHES {
                     // `separation_by_distance`: `direction_or_zero(away) * (radius / distance)`,
                     // nothing from a neighbour on the agent's point.
+                    let (distance, exact) = distance_and_exact();
                     let away = self.agents.minus(candidate);
                     self.uncommon |= separation & self.by_distance & !exact;
                     let push = away
