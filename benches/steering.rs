@@ -47,8 +47,8 @@ use rand::{RngExt, SeedableRng};
 use scenes::rules::{Hunter, HunterPreySettings, Prey, spread};
 use scenes::{Scene, arena_for};
 use timing::{
-    Medians, WINDOW, Windowed, block, chunk_size, measure, measure_in_windows, median,
-    paired_ratio, steps_for,
+    Medians, WINDOW, Windowed, block, chunk_size, measure, measure_against_baseline,
+    measure_in_windows, median, steps_for,
 };
 
 /// The step length, in seconds.
@@ -105,30 +105,17 @@ fn wander(criterion: &mut Criterion, medians: &mut Medians) {
     let mut group = criterion.benchmark_group("wander");
     for agents in [1_000, 10_000, 100_000, 1_000_000] {
         let mut app = Scene::Wander.app(agents);
-        let mut plugin = || scenes::step(&mut app);
+        let plugin = || scenes::step(&mut app);
         // The app above set up the compute pool; the baseline shares it.
         let pool = ComputeTaskPool::get();
         let mut wanderers = plain_wanderers(agents);
         let chunk = chunk_size(agents, pool);
-        let mut baseline = || {
+        let baseline = || {
             wanderers.par_chunk_map_mut(pool, chunk, |_, wanderers| {
                 wanderers.iter_mut().for_each(|wanderer| wanderer.step(DT));
             });
         };
-        measure(&mut group, "wander", medians, "plugin", agents, &mut plugin);
-        measure(
-            &mut group,
-            "wander",
-            medians,
-            "baseline",
-            agents,
-            &mut baseline,
-        );
-        // Only when criterion ran them (a command-line filter may have skipped the group).
-        if medians.get("wander", "plugin", agents).is_some() {
-            let ratio = paired_ratio(&mut plugin, &mut baseline, Duration::from_secs(4));
-            medians.0.push(("wander", "paired", agents, ratio));
-        }
+        measure_against_baseline(&mut group, "wander", medians, agents, plugin, baseline);
     }
     group.finish();
 }

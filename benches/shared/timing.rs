@@ -107,6 +107,32 @@ pub(crate) fn steps_for(seconds: f64) -> u32 {
     ((0.01 / seconds) as u32).max(1)
 }
 
+/// [`measure`]s `plugin` and `baseline` as `"plugin"` and `"baseline"` at `agents` in `group`,
+/// then, when criterion ran them (a command-line filter may have skipped the group), keeps their
+/// [`paired_ratio`] over four seconds as `"paired"`.
+pub(crate) fn measure_against_baseline(
+    group: &mut BenchmarkGroup<WallTime>,
+    group_name: &'static str,
+    medians: &mut Medians,
+    agents: usize,
+    mut plugin: impl FnMut(),
+    mut baseline: impl FnMut(),
+) {
+    measure(group, group_name, medians, "plugin", agents, &mut plugin);
+    measure(
+        group,
+        group_name,
+        medians,
+        "baseline",
+        agents,
+        &mut baseline,
+    );
+    if medians.get(group_name, "plugin", agents).is_some() {
+        let ratio = paired_ratio(&mut plugin, &mut baseline, Duration::from_secs(4));
+        medians.0.push((group_name, "paired", agents, ratio));
+    }
+}
+
 /// Runs `plugin` and `baseline` in alternate blocks of about 10 ms each for `budget`, and returns
 /// the median over block pairs of plugin time / baseline time per step. On a shared machine the two
 /// halves of a pair see the same load, so this ratio moves far less from run to run than the ratio

@@ -207,20 +207,26 @@ pub fn mean_neighbours(world: &mut World, radius: f32) -> f64 {
 /// behind each boid left out.
 pub const FIELD_OF_VIEW: f32 = core::f32::consts::TAU * 0.75;
 
+/// A headless app, ready to step, whose [`Boid`]s flock with a spatial index of `cell_size` cells
+/// and wrap round `arena`.
+fn flock_app(arena: Rect, cell_size: f32) -> App {
+    let mut app = headless_app();
+    app.add_plugins(FlockingPlugin::<Boid>::new(cell_size))
+        .insert_resource(FlockArena(arena))
+        .add_systems(
+            SteeringSchedule,
+            wrap_boids.after(SteeringSystems::Integrate),
+        );
+    ready(app)
+}
+
 /// The flocking scene with `agents` boids, whose rules `rules` may change from the defaults.
 fn flock(
     agents: usize,
     rules: impl Fn((Separation, Alignment, Cohesion)) -> (Separation, Alignment, Cohesion),
 ) -> App {
     let arena = arena_for(agents);
-    let mut app = headless_app();
-    app.add_plugins(FlockingPlugin::<Boid>::new(FLOCK_RADIUS))
-        .insert_resource(FlockArena(arena))
-        .add_systems(
-            SteeringSchedule,
-            wrap_boids.after(SteeringSystems::Integrate),
-        );
-    let mut app = ready(app);
+    let mut app = flock_app(arena, FLOCK_RADIUS);
     // The default limits (`Mass`, `MaxSpeed`, `MaxForce`) and strengths.
     let (separation, alignment, cohesion) = rules((
         Separation::new(SEPARATION_RADIUS),
@@ -269,14 +275,7 @@ fn unit(state: &mut u64) -> f32 {
 fn reference_flock(agents: usize) -> App {
     let side = (agents as f64 * f64::from(AREA_PER_AGENT)).sqrt() as f32;
     let arena = Rect::new(0.0, 0.0, side, side);
-    let mut app = headless_app();
-    app.add_plugins(FlockingPlugin::<Boid>::new(REFERENCE_RADIUS))
-        .insert_resource(FlockArena(arena))
-        .add_systems(
-            SteeringSchedule,
-            wrap_boids.after(SteeringSystems::Integrate),
-        );
-    let mut app = ready(app);
+    let mut app = flock_app(arena, REFERENCE_RADIUS);
     // The loop's separation, the sum of `(self - other) / distance²` at weight 1.5, is the push by
     // distance (`radius / distance` along the way away) at a strength of `1 / radius`.
     let separation = Separation {

@@ -166,29 +166,24 @@ trait StepClock: Resource {
     fn agents(&self) -> usize;
 }
 
-impl StepClock for SteeringStepStats {
-    fn steps(&self) -> u64 {
-        self.steps
-    }
-    fn duration(&self) -> core::time::Duration {
-        self.duration
-    }
-    fn agents(&self) -> usize {
-        self.agents
-    }
+/// [`StepClock`] for each build's `SteeringStepStats`: the same type compiled twice.
+macro_rules! step_clock {
+    ($($stats:ty),*) => {$(
+        impl StepClock for $stats {
+            fn steps(&self) -> u64 {
+                self.steps
+            }
+            fn duration(&self) -> core::time::Duration {
+                self.duration
+            }
+            fn agents(&self) -> usize {
+                self.agents
+            }
+        }
+    )*};
 }
 
-impl StepClock for bevy_steer3d::core::SteeringStepStats {
-    fn steps(&self) -> u64 {
-        self.steps
-    }
-    fn duration(&self) -> core::time::Duration {
-        self.duration
-    }
-    fn agents(&self) -> usize {
-        self.agents
-    }
-}
+step_clock!(SteeringStepStats, bevy_steer3d::core::SteeringStepStats);
 
 /// What [`log_steps`] has seen since its last line.
 #[derive(Resource, Default)]

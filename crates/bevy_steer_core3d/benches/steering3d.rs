@@ -25,8 +25,8 @@ use bevy_steer_core3d::prelude::*;
 use criterion::Criterion;
 use rand::RngExt;
 use timing::{
-    Medians, WINDOW, Windowed, block, chunk_size, measure, measure_in_windows, median,
-    paired_ratio, steps_for,
+    Medians, WINDOW, Windowed, block, chunk_size, measure_against_baseline, measure_in_windows,
+    median, steps_for,
 };
 
 /// The length of one step: the tutorials' 60 frames per second (as the 2D scenes').
@@ -940,20 +940,22 @@ fn flocking(criterion: &mut Criterion, medians: &mut Medians) {
 fn wanderers(agents: usize) -> App {
     let mut app = headless_app(|_| {});
     let side = cube_side(agents);
-    let wanderers: Vec<_> = spread(agents, side, 0.0)
-        .map(|(position, heading)| {
-            (
-                Transform::from_translation(position),
-                Velocity(heading * 60.0),
-                Wander {
-                    displacement: heading,
-                    ..default()
-                },
-            )
-        })
-        .collect();
+    let wanderers: Vec<_> = spread(agents, side, 0.0).map(wanderer).collect();
     app.world_mut().spawn_batch(wanderers);
     app
+}
+
+/// A flyer at `position` with the default sphere wander, heading along `heading` (a unit vector) at
+/// 60 units per second, its displacement pointing the same way.
+fn wanderer((position, heading): (Vec3, Vec3)) -> (Transform, Velocity, Wander) {
+    (
+        Transform::from_translation(position),
+        Velocity(heading * 60.0),
+        Wander {
+            displacement: heading,
+            ..default()
+        },
+    )
 }
 
 /// A flyer as a straightforward hand-written simulation keeps it.
@@ -1000,27 +1002,15 @@ fn wander(criterion: &mut Criterion, medians: &mut Medians) {
             })
             .collect();
         let chunk = chunk_size(agents, pool);
-        let mut plugin = || step(&mut app);
-        let mut baseline = || {
+        let plugin = || step(&mut app);
+        let baseline = || {
             plain.par_chunk_map_mut(pool, chunk, |_, wanderers| {
                 wanderers
                     .iter_mut()
                     .for_each(|wanderer| wanderer.step(rules));
             });
         };
-        measure(&mut group, "wander", medians, "plugin", agents, &mut plugin);
-        measure(
-            &mut group,
-            "wander",
-            medians,
-            "baseline",
-            agents,
-            &mut baseline,
-        );
-        if medians.get("wander", "plugin", agents).is_some() {
-            let ratio = paired_ratio(&mut plugin, &mut baseline, Duration::from_secs(4));
-            medians.0.push(("wander", "paired", agents, ratio));
-        }
+        measure_against_baseline(&mut group, "wander", medians, agents, plugin, baseline);
     }
     group.finish();
 }
@@ -1045,14 +1035,9 @@ fn obstacle_field(agents: usize) -> App {
         .collect();
     world.spawn_batch(obstacles);
     let wanderers: Vec<_> = spread(agents, side, 0.0)
-        .map(|(position, heading)| {
+        .map(|start| {
             (
-                Transform::from_translation(position),
-                Velocity(heading * 60.0),
-                Wander {
-                    displacement: heading,
-                    ..default()
-                },
+                wanderer(start),
                 AvoidObstacles::new(60.0, 4.0),
                 Containment::cuboid(Vec3::ZERO, Vec3::splat(side)),
             )
