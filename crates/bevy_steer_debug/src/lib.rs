@@ -369,14 +369,15 @@ fn draw_queue_brakes(mut gizmos: Gizmos<SteeringGizmos>, agents: Query<(&Queue, 
 /// The tutorial's figure for each wanderer: the circle ahead and the displacement from its centre.
 fn draw_wander_circles(
     mut gizmos: Gizmos<SteeringGizmos>,
-    agents: Query<(&Wander, &Transform, &Velocity)>,
+    agents: Query<(&Wander, &Transform, &Velocity, draw::WanderPlane)>,
 ) {
     let config = gizmos.config_ext.clone();
     if !config.wander_circle {
         return;
     }
     let color = config.color(BehaviourKind::WANDER);
-    for (wander, transform, velocity) in &agents {
+    for (wander, transform, velocity, plane) in &agents {
+        let up = draw::wander_up(plane);
         if !wander.active() || wander.method != WanderMethod::Circle {
             continue;
         }
@@ -384,9 +385,9 @@ fn draw_wander_circles(
         let centre = position_of(transform)
             + velocity.normalize_or_zero() * wander.circle_distance * weighted_scale;
         let radius = wander.circle_radius * weighted_scale;
-        let displacement = wander.displacement_direction(velocity.0) * radius;
+        let displacement = wander.displacement_direction_in(velocity.0, up) * radius;
         if centre.is_finite() && radius.is_finite() && radius > 0.0 {
-            draw::circle(&mut gizmos, centre, radius, color.with_alpha(0.5));
+            draw::wander_circle(&mut gizmos, centre, radius, up, color.with_alpha(0.5));
             draw::line(&mut gizmos, centre, centre + displacement, color);
         }
     }

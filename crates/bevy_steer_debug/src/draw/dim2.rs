@@ -21,6 +21,25 @@ pub(crate) fn circle(gizmos: &mut Canvas, centre: Vector, radius: f32, color: Co
     gizmos.circle_2d(centre, radius, color);
 }
 
+/// What a wanderer's figure lies in: the plane, for every agent in 2D.
+pub(crate) type WanderPlane = ();
+
+/// The up of the plane a wanderer's figure lies in: none to read in 2D.
+pub(crate) fn wander_up(_plane: ()) -> Option<Vector> {
+    None
+}
+
+/// A wanderer's circle of `radius` round `centre`.
+pub(crate) fn wander_circle(
+    gizmos: &mut Canvas,
+    centre: Vector,
+    radius: f32,
+    _up: Option<Vector>,
+    color: Color,
+) {
+    circle(gizmos, centre, radius, color);
+}
+
 /// The outline of `shape` placed at `position`.
 pub(crate) fn outline(gizmos: &mut Canvas, position: Vector, shape: ObstacleShape, color: Color) {
     match shape {

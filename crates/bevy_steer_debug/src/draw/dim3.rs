@@ -3,6 +3,7 @@
 use bevy::prelude::*;
 use bevy_steer_core::Vector;
 use bevy_steer_core::obstacles::ObstacleShape;
+use bevy_steer_core::planar::Planar;
 
 use crate::SteeringGizmos;
 
@@ -19,6 +20,34 @@ pub(crate) fn arrow(gizmos: &mut Canvas, start: Vector, end: Vector, color: Colo
 /// A sphere of `radius` round `centre` (three great circles).
 pub(crate) fn circle(gizmos: &mut Canvas, centre: Vector, radius: f32, color: Color) {
     gizmos.sphere(Isometry3d::from_translation(centre), radius, color);
+}
+
+/// What a wanderer's figure lies in: a ground unit's plane ([`Planar`]), or all three dimensions.
+pub(crate) type WanderPlane = Option<&'static Planar>;
+
+/// The up of the plane a wanderer's figure lies in: a ground unit's (+Y for an `up` that is not a
+/// unit vector, as the steering step takes it), `None` for a flyer.
+pub(crate) fn wander_up(planar: Option<&Planar>) -> Option<Vector> {
+    planar.map(|planar| planar.valid_up().unwrap_or(Vector::Y))
+}
+
+/// A wanderer's circle of `radius` round `centre`: a ground unit's in its plane (at right angles to
+/// `up`), a flyer's a sphere.
+pub(crate) fn wander_circle(
+    gizmos: &mut Canvas,
+    centre: Vector,
+    radius: f32,
+    up: Option<Vector>,
+    color: Color,
+) {
+    match up {
+        // The gizmo's circle lies in its isometry's XY plane.
+        Some(up) => {
+            let rotation = Quat::from_rotation_arc(Vec3::Z, up);
+            gizmos.circle(Isometry3d::new(centre, rotation), radius, color);
+        }
+        None => circle(gizmos, centre, radius, color),
+    }
 }
 
 /// The outline of `shape` placed at `position`.

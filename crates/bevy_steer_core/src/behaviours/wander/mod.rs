@@ -196,31 +196,34 @@ impl Wander {
                 boid.velocity,
                 self.circle_distance,
                 self.circle_radius,
-                self.direction_in(boid.velocity, up),
+                self.displacement_direction_in(boid.velocity, up),
             ),
             WanderMethod::RandomTarget { target, .. } => formulas::seek(boid, target, 0.0),
         }
     }
 
-    /// The unit direction of the circle method's displacement for an agent moving at `velocity`.
+    /// The unit direction of the circle method's displacement for an agent moving at `velocity`
+    /// (in 3D, a flyer's: see [`displacement_direction_in`](Self::displacement_direction_in)).
     #[inline]
     pub fn displacement_direction(&self, velocity: Vector) -> Vector {
-        self.direction_in(velocity, None)
+        self.displacement_direction_in(velocity, None)
     }
 
-    /// [`displacement_direction`](Self::displacement_direction) in the plane at right angles to
-    /// `up`, or free.
+    /// [`displacement_direction`](Self::displacement_direction) for an agent kept to the plane at
+    /// right angles to `up` (a unit vector; in 3D a ground unit's, whose circle lies in its plane,
+    /// measured by `angle`), or a free one (`None`; every agent in 2D, where `up` is not read).
     #[cfg(feature = "2d")]
     #[inline]
-    fn direction_in(&self, velocity: Vector, _up: Option<Vector>) -> Vector {
+    pub fn displacement_direction_in(&self, velocity: Vector, _up: Option<Vector>) -> Vector {
         wander_displacement_direction(self.angle, self.frame, velocity)
     }
 
-    /// [`displacement_direction`](Self::displacement_direction) in the plane at right angles to
-    /// `up` (the circle, by `angle`), or free (the sphere, by `displacement`).
+    /// [`displacement_direction`](Self::displacement_direction) for an agent kept to the plane at
+    /// right angles to `up` (a unit vector: a ground unit, whose circle lies in its plane, measured
+    /// by `angle`), or a free one (`None`: a flyer, whose displacement is on the sphere).
     #[cfg(feature = "3d")]
     #[inline]
-    fn direction_in(&self, velocity: Vector, up: Option<Vector>) -> Vector {
+    pub fn displacement_direction_in(&self, velocity: Vector, up: Option<Vector>) -> Vector {
         match up {
             Some(up) => wander_direction_in_plane(self.angle, self.frame, velocity, up),
             None => wander_displacement_direction(self.displacement, self.frame, velocity),
