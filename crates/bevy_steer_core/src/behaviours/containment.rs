@@ -19,7 +19,11 @@ use crate::tunable::{DISTANCE, FORCE, Tunable, WEIGHT};
 /// The agent looks `look_ahead_time` seconds ahead along its velocity; when that point (or the
 /// agent itself) comes within `margin` of the area's edge, or outside it, a force `strength` times
 /// how deep into the margin it is (up to twice the strength outside) steers it back in, along the
-/// edge's inward normal, with the part of the velocity heading out taken away. A
+/// edge's inward normal, with the part of the velocity heading out taken away. In 3D, a
+/// [`Plane`](ObstacleShape::Plane) keeps the agent in its solid side, behind it: the half-space its
+/// normal points away from (so a plane at the height of a ceiling, facing up, keeps flyers under
+/// it; to keep them over a floor, face the plane down, or make the floor an
+/// [`Obstacle::plane`](crate::obstacles::Obstacle::plane) to avoid). A
 /// shape with no inside (a wall) gives no force. A shape whose sizes are not finite
 /// or are negative, or a position that is not finite, gives no force and is reported
 /// ([`NoTarget::NonFinite`]).
@@ -272,6 +276,43 @@ mod tests {
         let arena = round(v(10.0, 10.0), 100.0);
         let force = force(&arena, &agent(v(10.0, 100.0), Vector::ZERO));
         assert!(force.x.abs() < 1e-3 && force.y < 0.0, "{force}");
+    }
+
+    #[cfg(feature = "3d")]
+    #[test]
+    fn a_plane_keeps_agents_behind_it() {
+        // A ceiling at y = 300 facing up: flyers are kept under it, the margin below it.
+        let ceiling = Containment::within(
+            Vector::new(0.0, 300.0, 0.0),
+            ObstacleShape::Plane { normal: Vector::Y },
+        );
+        assert_eq!(
+            force(&ceiling, &agent(Vector::ZERO, Vector::ZERO)),
+            Vector::ZERO
+        );
+        let near = force(
+            &ceiling,
+            &agent(Vector::new(7.0, 280.0, -3.0), Vector::ZERO),
+        );
+        assert!(
+            (near - Vector::new(0.0, -1200.0, 0.0)).length() < 1e-2,
+            "{near}"
+        );
+        let above = force(
+            &ceiling,
+            &agent(Vector::new(0.0, 900.0, 0.0), Vector::Y * 10.0),
+        );
+        assert!(
+            (above - Vector::new(0.0, -4010.0, 0.0)).length() < 1e-2,
+            "{above}"
+        );
+        // Faced down, it keeps them over it: a floor.
+        let floor = Containment::within(Vector::ZERO, ObstacleShape::Plane { normal: -Vector::Y });
+        let low = force(&floor, &agent(Vector::new(0.0, 10.0, 0.0), Vector::ZERO));
+        assert!(
+            (low - Vector::new(0.0, 1600.0, 0.0)).length() < 1e-2,
+            "{low}"
+        );
     }
 
     #[test]
