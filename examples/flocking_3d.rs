@@ -1,6 +1,6 @@
 //! Flocking in 3D: a few thousand boids in a box, keeping apart, heading together and closing in,
-//! steering round spheres and boxes, facing their heading (`bevy_steer3d`, the 3D build of the same
-//! source as the 2D examples).
+//! steering round spheres and boxes, facing their heading and banking into their turns
+//! (`bevy_steer3d`, the 3D build of the same source as the 2D examples).
 //!
 //! | control | action |
 //! | --- | --- |
@@ -150,8 +150,10 @@ fn setup(
         ));
     }
 
-    // The boids: cones modelled along +Y, pointing where they fly.
+    // The boids: cones modelled along +Y, pointing where they fly, flattened along their up (+Z)
+    // into darts whose wings show them banking.
     let cone = meshes.add(Cone::new(3.0, 10.0));
+    let dart = Vec3::new(1.6, 1.0, 0.3);
     let colours = [
         materials.add(Color::srgb(0.95, 0.55, 0.3)),
         materials.add(Color::srgb(0.35, 0.65, 0.95)),
@@ -167,7 +169,7 @@ fn setup(
             Boid,
             Mesh3d(cone.clone()),
             MeshMaterial3d(colours[index % colours.len()].clone()),
-            Transform::from_translation(position),
+            Transform::from_translation(position).with_scale(dart),
             Velocity(Vec3::new(place.z - 0.5, place.x - 0.5, place.y - 0.5) * 200.0),
             MaxSpeed(140.0),
             MaxForce(300.0),
@@ -177,7 +179,11 @@ fn setup(
             Wander::default().with_weight(0.3),
             AvoidObstacles::new(80.0, 6.0),
             Containment::cuboid(Vec3::ZERO, Vec3::splat(2.0 * HALF_ARENA)),
-            FaceVelocity::new(Dir3::Y).with_local_up(Dir3::Z),
+            // Rolled towards the turn, up to 1.2 radians (about 70 degrees) at their whole
+            // `MaxForce` across the heading.
+            FaceVelocity::new(Dir3::Y)
+                .with_local_up(Dir3::Z)
+                .with_bank(0.004, 1.2),
         ));
     }
 }
