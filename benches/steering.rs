@@ -11,8 +11,9 @@
 //!   wander, index rebuild included), and the same arithmetic as a plain loop over a `Vec` of
 //!   structs with a grid, parallelised the same way (the baseline), checked to move every boid to
 //!   the same bits. At 10 000 and 100 000 boids also the same scene with separation by distance
-//!   and with a field of view of 270 degrees for each rule, each timed against the default
-//!   settings in alternate blocks.
+//!   and with a field of view of 270 degrees for each rule, and the default rules written as a
+//!   user's own neighbour behaviours (`Scene::FlockingOwnRules`, which must move every boid to the
+//!   same bits), each timed against the default settings in alternate blocks.
 //!
 //! - `obstacles`: one step of N wanderers avoiding N / 100 obstacles inside a containment area, and
 //!   at 100 000 the same with 9 000 more obstacles far outside it.
@@ -596,15 +597,17 @@ fn paired_growth<S, L>(
 }
 
 /// The flocking scene's other settings the benchmark times: names and scenes.
-const FLOCKING_SETTINGS: [(&str, Scene); 2] = [
+const FLOCKING_SETTINGS: [(&str, Scene); 3] = [
     ("plugin, by distance", Scene::FlockingByDistance),
     ("plugin, field of view", Scene::FlockingFieldOfView),
+    ("plugin, own rules", Scene::FlockingOwnRules),
 ];
 
 /// The names of their times over the default settings', paired.
-const FLOCKING_SETTINGS_PAIRED: [&str; 2] = [
+const FLOCKING_SETTINGS_PAIRED: [&str; 3] = [
     "by distance / default, paired",
     "field of view / default, paired",
+    "own rules / default, paired",
 ];
 
 fn flocking(criterion: &mut Criterion, medians: &mut Medians) {
@@ -672,6 +675,20 @@ fn flocking(criterion: &mut Criterion, medians: &mut Medians) {
     // The other settings of the rules, beside the defaults.
     for agents in [10_000, 100_000] {
         for (name, scene) in FLOCKING_SETTINGS {
+            if scene == Scene::FlockingOwnRules {
+                // The same rules, stepped another way: the same bits as the baseline's.
+                let mut app = scene.app(agents);
+                let pool = ComputeTaskPool::get();
+                let mut flock = PlainFlock::of(app.world_mut());
+                for _ in 0..WINDOW {
+                    scenes::step(&mut app);
+                    flock.step(pool);
+                }
+                assert!(
+                    flock.matches(app.world_mut()),
+                    "the own rules and the baseline moved the boids differently at {agents} boids"
+                );
+            }
             measure_in_windows(
                 &mut group,
                 "flocking",

@@ -5,7 +5,7 @@
 //! | --- | --- | --- |
 //! | `--agents N` | 100000 | prey (hunter / prey), wanderers or boids |
 //! | `--steps N` | 2000 | steps of 1/60 s to run |
-//! | `--scene hunter-prey`, `wander`, `flocking`, `flocking-by-distance`, `flocking-field-of-view`, `obstacles` or `reference` | `hunter-prey` | what to simulate (the flocking scene as it is, with separation by distance, or with a field of view of 270 degrees for each rule; `reference`: the reference loop's scene, see `benches/reference_loop.sh`) |
+//! | `--scene hunter-prey`, `wander`, `flocking`, `flocking-by-distance`, `flocking-field-of-view`, `flocking-own-rules`, `obstacles` or `reference` | `hunter-prey` | what to simulate (the flocking scene as it is, with separation by distance, with a field of view of 270 degrees for each rule, or with the rules as neighbour behaviours of a user's own; `reference`: the reference loop's scene, see `benches/reference_loop.sh`) |
 //! | `--pools every-core` or `default` | `every-core` | the compute pool: every core, or what Bevy's default task pools give it (one thread on a 2-core machine) |
 //! | `--threads N` | | a compute pool of N threads (instead of `--pools`) |
 //! | `--warmup N` | 0 | steps run before the timed ones, not timed |
@@ -70,12 +70,14 @@ impl Options {
                         "flocking" => Scene::Flocking,
                         "flocking-by-distance" => Scene::FlockingByDistance,
                         "flocking-field-of-view" => Scene::FlockingFieldOfView,
+                        "flocking-own-rules" => Scene::FlockingOwnRules,
                         "obstacles" => Scene::Obstacles,
                         "reference" => Scene::Reference,
                         _ => {
                             return Err(format!(
                                 "unknown scene {value:?}: hunter-prey, wander, flocking, \
-                                 flocking-by-distance, flocking-field-of-view, obstacles or \
+                                 flocking-by-distance, flocking-field-of-view, flocking-own-rules, \
+                                 obstacles or \
                                  reference"
                             ));
                         }
@@ -107,6 +109,12 @@ impl Options {
                 self.agents,
                 scenes::FIELD_OF_VIEW.to_degrees()
             ),
+            Scene::FlockingOwnRules => {
+                format!(
+                    "{} boids, the rules as neighbour behaviours of a user's own",
+                    self.agents
+                )
+            }
             Scene::Obstacles => format!(
                 "{} wanderers avoiding {} obstacles",
                 self.agents,
@@ -232,7 +240,11 @@ fn main() -> ExitCode {
     time_parts(&mut app);
     let flocking = matches!(
         options.scene,
-        Scene::Flocking | Scene::FlockingByDistance | Scene::FlockingFieldOfView | Scene::Reference
+        Scene::Flocking
+            | Scene::FlockingByDistance
+            | Scene::FlockingFieldOfView
+            | Scene::FlockingOwnRules
+            | Scene::Reference
     );
     // The radii within which the boids see neighbours: separation's, then the other rules'.
     let radii = if options.scene == Scene::Reference {

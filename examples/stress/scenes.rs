@@ -11,6 +11,7 @@ use core::time::Duration;
 
 use bevy::app::TaskPoolOptions;
 use bevy::prelude::*;
+use bevy_steer::forces;
 use bevy_steer::prelude::*;
 
 #[path = "../hunter_prey/rules.rs"]
@@ -38,6 +39,9 @@ pub enum Scene {
     FlockingByDistance,
     /// The boids of `Flocking` with a field of view of [`FIELD_OF_VIEW`] for each rule.
     FlockingFieldOfView,
+    /// The boids of `Flocking` with the three rules as neighbour behaviours of a user's own
+    /// ([`OwnRule`]), stepped as any user's are rather than by the built-in flocking system.
+    FlockingOwnRules,
     /// Wanderers avoiding N / 100 obstacles (circles and boxes) spread over the arena, kept in it by
     /// containment.
     Obstacles,
@@ -70,6 +74,7 @@ impl Scene {
                     cohesion.with_field_of_view(FIELD_OF_VIEW),
                 )
             }),
+            Self::FlockingOwnRules => own_rules_flock(agents),
             Self::Obstacles => obstacle_field(agents, 0),
             Self::Reference => reference_flock(agents),
         }
@@ -208,16 +213,46 @@ pub fn mean_neighbours(world: &mut World, radius: f32) -> f64 {
 pub const FIELD_OF_VIEW: f32 = core::f32::consts::TAU * 0.75;
 
 /// A headless app, ready to step, whose [`Boid`]s flock with a spatial index of `cell_size` cells
-/// and wrap round `arena`.
+/// and wrap round `arena`: the built-in flocking system steps the rules.
 fn flock_app(arena: Rect, cell_size: f32) -> App {
+    own_rules_app(arena, |app| {
+        app.add_plugins(FlockingPlugin::<Boid>::new(cell_size));
+    })
+}
+
+/// A headless app, ready to step, whose [`Boid`]s wrap round `arena`, and whose flocking rules
+/// `flocking` registers.
+fn own_rules_app(arena: Rect, flocking: impl FnOnce(&mut App)) -> App {
     let mut app = headless_app();
-    app.add_plugins(FlockingPlugin::<Boid>::new(cell_size))
-        .insert_resource(FlockArena(arena))
-        .add_systems(
-            SteeringSchedule,
-            wrap_boids.after(SteeringSystems::Integrate),
-        );
+    flocking(&mut app);
+    app.insert_resource(FlockArena(arena)).add_systems(
+        SteeringSchedule,
+        wrap_boids.after(SteeringSystems::Integrate),
+    );
     ready(app)
+}
+
+/// The flocking scene's `agents` boids, spread over `arena`, with the default limits (`Mass`,
+/// `MaxSpeed`, `MaxForce`) and the rules `rules` makes of the default ones.
+fn flock_boids<R: Bundle + Copy>(
+    agents: usize,
+    arena: Rect,
+    rules: impl Fn((Separation, Alignment, Cohesion)) -> R,
+) -> impl Iterator<Item = (Boid, Transform, Velocity, R, Wander)> {
+    let rules = rules((
+        Separation::new(SEPARATION_RADIUS),
+        Alignment::new(FLOCK_RADIUS),
+        Cohesion::new(FLOCK_RADIUS),
+    ));
+    spread(agents, arena, 0.0).map(move |(position, heading)| {
+        (
+            Boid,
+            Transform::from_translation(position.extend(0.0)),
+            Velocity(heading * 60.0),
+            rules,
+            Wander::default().with_angle(heading.to_angle()),
+        )
+    })
 }
 
 /// The flocking scene with `agents` boids, whose rules `rules` may change from the defaults.
@@ -227,24 +262,58 @@ fn flock(
 ) -> App {
     let arena = arena_for(agents);
     let mut app = flock_app(arena, FLOCK_RADIUS);
-    // The default limits (`Mass`, `MaxSpeed`, `MaxForce`) and strengths.
-    let (separation, alignment, cohesion) = rules((
-        Separation::new(SEPARATION_RADIUS),
-        Alignment::new(FLOCK_RADIUS),
-        Cohesion::new(FLOCK_RADIUS),
-    ));
-    let boids = spread(agents, arena, 0.0).map(|(position, heading)| {
-        (
-            Boid,
-            Transform::from_translation(position.extend(0.0)),
-            Velocity(heading * 60.0),
-            separation,
-            alignment,
-            cohesion,
-            Wander::default().with_angle(heading.to_angle()),
-        )
+    app.world_mut()
+        .spawn_batch(flock_boids(agents, arena, rules));
+    app
+}
+
+/// A flocking rule as a user's own [`NeighbourBehaviour`]: the built-in rule's settings and
+/// force, stepped as any user's neighbour behaviour is (registered with
+/// `add_neighbour_behaviour`), not by the built-in flocking system.
+#[derive(Component, Clone, Copy, Debug)]
+pub struct OwnRule<R>(pub R);
+
+impl<R: NeighbourBehaviour + Copy> NeighbourBehaviour for OwnRule<R> {
+    const NAME: &'static str = R::NAME;
+
+    fn weight(&self) -> f32 {
+        self.0.weight()
+    }
+
+    fn enabled(&self) -> bool {
+        self.0.enabled()
+    }
+
+    fn radius(&self) -> f32 {
+        self.0.radius()
+    }
+
+    fn field_of_view(&self) -> f32 {
+        self.0.field_of_view()
+    }
+
+    fn force(&self, agent: &forces::Boid, neighbours: &[Neighbour]) -> Vec2 {
+        self.0.force(agent, neighbours)
+    }
+}
+
+/// [`Scene::FlockingOwnRules`] with `agents` boids: the flocking scene's boids and rules, the rules
+/// as [`OwnRule`]s.
+fn own_rules_flock(agents: usize) -> App {
+    let arena = arena_for(agents);
+    let mut app = own_rules_app(arena, |app| {
+        app.add_plugins(SpatialIndexPlugin::<Boid>::new(FLOCK_RADIUS))
+            .add_neighbour_behaviour::<OwnRule<Separation>, Boid>()
+            .add_neighbour_behaviour::<OwnRule<Alignment>, Boid>()
+            .add_neighbour_behaviour::<OwnRule<Cohesion>, Boid>();
     });
-    app.world_mut().spawn_batch(boids);
+    app.world_mut().spawn_batch(flock_boids(
+        agents,
+        arena,
+        |(separation, alignment, cohesion)| {
+            (OwnRule(separation), OwnRule(alignment), OwnRule(cohesion))
+        },
+    ));
     app
 }
 

@@ -162,6 +162,11 @@ pub trait SteeringAppExt {
     /// [`FlockingPlugin<M>`], which does both). Use [`Steering`] as the marker for "every agent".
     /// Registering `B` for several markers keeps each flock to itself; an agent with two of the
     /// markers gets both forces. Otherwise as [`add_steering_behaviour`](Self::add_steering_behaviour).
+    ///
+    /// The neighbour behaviours registered for one marker one after another (no other behaviour
+    /// registered between them) share one system, which walks the index once per agent, over the
+    /// widest radius of its active ones, and keeps each behaviour's own neighbours from that walk:
+    /// the same forces as one walk per behaviour, for less work.
     fn add_neighbour_behaviour<B: NeighbourBehaviour, M: Component>(&mut self) -> &mut Self;
 
     /// Makes the agents with marker `M` that have [`Queue`](crate::behaviours::Queue) queue behind each other: the agents

@@ -13,6 +13,7 @@ use rand::{RngExt, SeedableRng};
 use steer::forces::{
     alignment, cohesion, half_angle_cos, in_field_of_view, separation, separation_by_distance,
 };
+use steer::systems::apply_neighbour_behaviour;
 
 #[test]
 fn the_rules_against_hand_computed_values() {
@@ -340,6 +341,108 @@ fn the_shared_walk_gives_the_forces_of_three_registrations_bit_for_bit() {
     );
     assert!(shared.iter().all(|(p, v)| p.is_finite() && v.is_finite()));
     assert_eq!(shared, separate);
+}
+
+#[test]
+fn neighbour_behaviours_registered_together_give_the_forces_of_one_system_each() {
+    // Registered one after another, the rules of a marker are stepped by one system that walks the
+    // index once per agent; stepped by hand, one system each walks it once per rule. Two markers
+    // (some agents have both) keep their flocks apart; radii, fields of view and switches differ
+    // per agent, and one radius is bad.
+    #[derive(Component)]
+    struct Red;
+    let scene = |app: &mut App| {
+        let mut rng = Xoshiro128PlusPlus::seed_from_u64(11);
+        for index in 0..240 {
+            let start = v(
+                rng.random_range(-150.0..150.0),
+                rng.random_range(-150.0..150.0),
+            );
+            let heading = from_angle(rng.random_range(0.0..TAU)) * 60.0;
+            let mut boid = app.world_mut().spawn((
+                at(start.x, start.y),
+                Velocity(heading),
+                Separation::new(if index == 7 {
+                    f32::NAN
+                } else {
+                    10.0 + (index % 5) as f32 * 6.0
+                })
+                .with_field_of_view(if index % 4 == 0 { 4.0 } else { TAU }),
+                Cohesion::new(20.0 + (index % 3) as f32 * 15.0).with_enabled(index % 9 != 0),
+            ));
+            if index % 3 != 0 {
+                boid.insert((Boid, Alignment::new(35.0)));
+            }
+            if index % 2 == 0 {
+                boid.insert(Red);
+            }
+        }
+    };
+    let mut together = create_app(60.0);
+    together
+        .add_plugins((
+            SpatialIndexPlugin::<Boid>::new(40.0),
+            SpatialIndexPlugin::<Red>::new(40.0),
+        ))
+        .add_neighbour_behaviour::<Separation, Boid>()
+        .add_neighbour_behaviour::<Alignment, Boid>()
+        .add_neighbour_behaviour::<Cohesion, Boid>()
+        .add_neighbour_behaviour::<Separation, Red>()
+        .add_neighbour_behaviour::<Cohesion, Red>();
+    let mut one_by_one = create_app(60.0);
+    one_by_one
+        .add_plugins((
+            SpatialIndexPlugin::<Boid>::new(40.0),
+            SpatialIndexPlugin::<Red>::new(40.0),
+        ))
+        .add_systems(
+            SteeringSchedule,
+            (
+                apply_neighbour_behaviour::<Separation, Boid>,
+                apply_neighbour_behaviour::<Alignment, Boid>,
+                apply_neighbour_behaviour::<Cohesion, Boid>,
+                apply_neighbour_behaviour::<Separation, Red>,
+                apply_neighbour_behaviour::<Cohesion, Red>,
+            )
+                .chain()
+                .in_set(SteeringSystems::Behaviours),
+        );
+    scene(&mut together);
+    scene(&mut one_by_one);
+    let states = |app: &mut App| {
+        let mut agents = app
+            .world_mut()
+            .query::<(&Transform, &Velocity, &ReportedProblems)>();
+        agents
+            .iter(app.world())
+            .map(|(transform, velocity, problems)| {
+                (
+                    as_position(transform.translation),
+                    velocity.0,
+                    problems.clone(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    for _ in 0..90 {
+        together.update();
+        one_by_one.update();
+    }
+    let (together, one_by_one) = (states(&mut together), states(&mut one_by_one));
+    assert!(
+        together
+            .iter()
+            .any(|(_, velocity, _)| *velocity != Vector::ZERO)
+    );
+    assert_eq!(together, one_by_one);
+    let invalid = Problem::InvalidRadius(BehaviourKind::of_neighbour::<Separation>());
+    assert_eq!(
+        together
+            .iter()
+            .filter(|(.., problems)| problems.contains(invalid))
+            .count(),
+        1
+    );
 }
 
 #[test]

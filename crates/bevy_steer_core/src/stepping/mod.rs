@@ -14,6 +14,7 @@ pub(crate) mod columns;
 pub(crate) mod jobs;
 pub(crate) mod neighbours;
 pub(crate) mod registry;
+pub(crate) mod shared_walk;
 
 pub use behaviour::{
     LostTargets, SteeringBehaviour, TargetQuery, announce_lost_targets, apply_behaviour,

@@ -10,11 +10,11 @@ use super::behaviour::{BehaviourAgents, step_agents};
 use super::columns::boid;
 use super::jobs::MIN_QUERYING_AGENTS_PER_JOB;
 use super::registry::{BehaviourSlot, assert_table_storage, register_kind};
+use super::shared_walk::add_to_group;
 use crate::components::{MaxSpeed, Velocity};
 use crate::formulas::{Boid, half_angle_cos, in_field_of_view};
 use crate::math::{Vector, direction_or_zero, position_of};
 use crate::problems::BehaviourKind;
-use crate::schedule::SteeringSchedule;
 use crate::spatial::{Neighbour, Neighbours, SpatialIndex};
 use crate::targets::NoTarget;
 
@@ -151,8 +151,10 @@ pub(crate) fn weighted_neighbour_force<B: NeighbourBehaviour, M>(
 }
 
 /// Adds the weighted force of neighbour behaviour `B` for every agent with marker `M` on which it
-/// is active, from its neighbours in [`SpatialIndex<M>`]: the system that
-/// [`add_neighbour_behaviour`](crate::plugin::SteeringAppExt::add_neighbour_behaviour) schedules.
+/// is active, from its neighbours in [`SpatialIndex<M>`], walking the index for `B` alone: the
+/// forces that [`add_neighbour_behaviour`](crate::plugin::SteeringAppExt::add_neighbour_behaviour)
+/// adds, to the bit, where it steps the behaviours registered for `M` one after another with one
+/// walk per agent for all of them.
 ///
 /// The neighbours are those within the behaviour's radius and field of view, the agent itself left
 /// out, in the index's order, which does not depend on threads.
@@ -189,20 +191,19 @@ pub(crate) fn register_neighbour_kind<B: NeighbourBehaviour, M: Component>(
     )
 }
 
-/// Steps neighbour behaviour `B` for marker `M` on its own, in `slot` if it was newly registered.
+/// Steps neighbour behaviour `B` for marker `M` with the neighbour behaviours registered for `M`
+/// just before it, sharing their walk (see [`shared_walk`](super::shared_walk)), in `slot` if it
+/// was newly registered.
 pub(crate) fn add_neighbour_system<B: NeighbourBehaviour, M: Component>(
     app: &mut App,
     slot: Option<BehaviourSlot>,
 ) {
     if let Some(slot) = slot {
-        app.add_systems(
-            SteeringSchedule,
-            apply_neighbour_behaviour::<B, M>.in_set(slot),
-        );
+        add_to_group::<B, M>(app, slot);
     }
 }
 
-/// Registers neighbour behaviour `B` for marker `M`, stepped on its own: what
+/// Registers neighbour behaviour `B` for marker `M`: what
 /// [`add_neighbour_behaviour`](crate::plugin::SteeringAppExt::add_neighbour_behaviour) does.
 pub(crate) fn register_neighbour_behaviour<B: NeighbourBehaviour, M: Component>(app: &mut App) {
     let slot = register_neighbour_kind::<B, M>(app);

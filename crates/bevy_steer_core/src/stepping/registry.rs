@@ -7,6 +7,7 @@ use bevy::ecs::component::StorageType;
 use bevy::ecs::system::ScheduleSystem;
 use bevy::prelude::*;
 
+use super::shared_walk::NeighbourGroup;
 use crate::math::Vector;
 use crate::problems::BehaviourKind;
 use crate::schedule::{SteeringSchedule, SteeringSystems};
@@ -17,6 +18,8 @@ use crate::schedule::{SteeringSchedule, SteeringSystems};
 #[derive(Resource, Default)]
 pub struct SteeringBehaviours {
     registered: Vec<RegisteredBehaviour>,
+    /// The runs of neighbour behaviours that share a walk of their marker's index.
+    pub(crate) neighbour_groups: Vec<NeighbourGroup>,
 }
 
 /// One registered behaviour.
@@ -72,6 +75,13 @@ impl RegisteredBehaviour {
 /// Orders the behaviour systems: slot `n` runs after slot `n - 1`.
 #[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct BehaviourSlot(usize);
+
+impl BehaviourSlot {
+    /// The slot after this one.
+    pub(crate) fn next(self) -> Self {
+        Self(self.0 + 1)
+    }
+}
 
 /// Registers a behaviour's kind and adds its system after the previously registered one; does
 /// nothing when the same registration was made before (see [`register_kind`]).
