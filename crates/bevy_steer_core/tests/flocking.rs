@@ -346,11 +346,13 @@ fn the_shared_walk_gives_the_forces_of_three_registrations_bit_for_bit() {
 #[test]
 fn neighbour_behaviours_registered_together_give_the_forces_of_one_system_each() {
     // Registered one after another, the rules of a marker are stepped by one system that walks the
-    // index once per agent; stepped by hand, one system each walks it once per rule. Two markers
-    // (some agents have both) keep their flocks apart; radii, fields of view and switches differ
-    // per agent, and one radius is bad.
+    // index once per agent; stepped by hand, one system each walks it once per rule. Three markers
+    // (some agents have two) keep their flocks apart, the third with one rule (a run of one);
+    // radii, fields of view and switches differ per agent, and one radius is bad.
     #[derive(Component)]
     struct Red;
+    #[derive(Component)]
+    struct Blue;
     let scene = |app: &mut App| {
         let mut rng = Xoshiro128PlusPlus::seed_from_u64(11);
         for index in 0..240 {
@@ -376,6 +378,9 @@ fn neighbour_behaviours_registered_together_give_the_forces_of_one_system_each()
             if index % 2 == 0 {
                 boid.insert(Red);
             }
+            if index % 5 == 0 {
+                boid.insert((Blue, Alignment::new(25.0)));
+            }
         }
     };
     let mut together = create_app(60.0);
@@ -383,17 +388,20 @@ fn neighbour_behaviours_registered_together_give_the_forces_of_one_system_each()
         .add_plugins((
             SpatialIndexPlugin::<Boid>::new(40.0),
             SpatialIndexPlugin::<Red>::new(40.0),
+            SpatialIndexPlugin::<Blue>::new(40.0),
         ))
         .add_neighbour_behaviour::<Separation, Boid>()
         .add_neighbour_behaviour::<Alignment, Boid>()
         .add_neighbour_behaviour::<Cohesion, Boid>()
         .add_neighbour_behaviour::<Separation, Red>()
-        .add_neighbour_behaviour::<Cohesion, Red>();
+        .add_neighbour_behaviour::<Cohesion, Red>()
+        .add_neighbour_behaviour::<Alignment, Blue>();
     let mut one_by_one = create_app(60.0);
     one_by_one
         .add_plugins((
             SpatialIndexPlugin::<Boid>::new(40.0),
             SpatialIndexPlugin::<Red>::new(40.0),
+            SpatialIndexPlugin::<Blue>::new(40.0),
         ))
         .add_systems(
             SteeringSchedule,
@@ -403,6 +411,7 @@ fn neighbour_behaviours_registered_together_give_the_forces_of_one_system_each()
                 apply_neighbour_behaviour::<Cohesion, Boid>,
                 apply_neighbour_behaviour::<Separation, Red>,
                 apply_neighbour_behaviour::<Cohesion, Red>,
+                apply_neighbour_behaviour::<Alignment, Blue>,
             )
                 .chain()
                 .in_set(SteeringSystems::Behaviours),

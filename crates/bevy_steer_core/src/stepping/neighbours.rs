@@ -163,12 +163,21 @@ pub fn apply_neighbour_behaviour<B: NeighbourBehaviour, M: Component>(
     mut agents: BehaviourAgents<B, With<M>>,
     mut logged_not_dense: Local<bool>,
 ) {
-    let Some(index) = index.index() else {
-        return;
-    };
+    if let Some(index) = index.index() {
+        step_neighbour_behaviour(index, &mut agents, &mut logged_not_dense);
+    }
+}
+
+/// The body of [`apply_neighbour_behaviour`]: also how the shared walk steps a run of one
+/// behaviour, through the behaviour's own column.
+pub(crate) fn step_neighbour_behaviour<B: NeighbourBehaviour, M: Component>(
+    index: &SpatialIndex<M>,
+    agents: &mut BehaviourAgents<B, With<M>>,
+    logged_not_dense: &mut bool,
+) {
     step_agents(
-        &mut agents,
-        &mut logged_not_dense,
+        agents,
+        logged_not_dense,
         BehaviourKind::of_neighbour::<B>(),
         MIN_QUERYING_AGENTS_PER_JOB,
         |behaviour, agent, entity, scratch| {

@@ -9,23 +9,29 @@
 //! forces are the very ones that a walk per behaviour gave, to the bit. Behaviours with another
 //! behaviour registered between them are stepped by systems of their own, each walking once for
 //! its run: adding their forces earlier would change the float sum and, for prioritised agents,
-//! the force budget left to the behaviour between.
+//! the force budget left to the behaviour between. A run of one behaviour (the usual case) is
+//! stepped through its own column, as [`apply_neighbour_behaviour`] steps it.
+//!
+//! [`apply_neighbour_behaviour`]: super::neighbours::apply_neighbour_behaviour
 
 use core::any::TypeId;
 
 use bevy::ecs::world::EntityRefExcept;
 use bevy::prelude::*;
 
+use super::behaviour::BehaviourAgents;
 use super::columns::{AgentColumns, BudgetColumns, chunked, log_not_dense, settle};
 use super::jobs::{MIN_QUERYING_AGENTS_PER_JOB, agents_per_job, run_jobs};
-use super::neighbours::{NeighbourBehaviour, NeighbourScratch, neighbourhood_radius};
+use super::neighbours::{
+    NeighbourBehaviour, NeighbourScratch, neighbourhood_radius, step_neighbour_behaviour,
+};
 use super::registry::{BehaviourSlot, SteeringBehaviours};
 use crate::components::{MaxSpeed, Steering, Velocity};
 use crate::formulas::Boid;
 use crate::math::Vector;
 use crate::problems::{BehaviourKind, ReportedProblems, record};
 use crate::schedule::SteeringSchedule;
-use crate::spatial::Neighbours;
+use crate::spatial::{Neighbours, SpatialIndex};
 use crate::targets::NoTarget;
 
 /// A neighbour behaviour as the shared walk steps it, its type erased.
@@ -122,16 +128,23 @@ pub(crate) fn add_to_group<B: NeighbourBehaviour, M: Component>(
         SteeringSchedule,
         (move |index: Neighbours<M>,
                registry: Res<SteeringBehaviours>,
-               agents: GroupAgents<M>,
-               behaviours: Query<AgentRef, With<M>>,
-               logged_not_dense: Local<bool>| {
-            step_group(
-                index,
-                &registry.neighbour_groups[group],
-                agents,
-                behaviours,
-                logged_not_dense,
-            );
+               mut agents: ParamSet<(
+            BehaviourAgents<B, With<M>>,
+            (GroupAgents<M>, Query<AgentRef, With<M>>),
+        )>,
+               mut logged_not_dense: Local<bool>| {
+            let Some(index) = index.index() else {
+                return;
+            };
+            let group = &registry.neighbour_groups[group];
+            if group.members.len() == 1 {
+                // A run of one (the usual case): the behaviour's own column, no type erasure and
+                // no entity lookups, as a system of its own would.
+                step_neighbour_behaviour(index, &mut agents.p0(), &mut logged_not_dense);
+            } else {
+                let (agents, behaviours) = agents.p1();
+                step_group(index, group, agents, behaviours, &mut logged_not_dense);
+            }
         })
         .in_set(slot),
     );
@@ -162,17 +175,14 @@ struct GroupScratch<'w> {
 /// Adds the weighted forces of `group`'s behaviours, in registration order, for every agent with
 /// marker `M` that has any of them, from one walk of its neighbours in the index.
 fn step_group<M: Component>(
-    index: Neighbours<M>,
+    index: &SpatialIndex<M>,
     group: &NeighbourGroup,
     mut agents: GroupAgents<M>,
     behaviours: Query<AgentRef, With<M>>,
-    mut logged_not_dense: Local<bool>,
+    logged_not_dense: &mut bool,
 ) {
-    let Some(index) = index.index() else {
-        return;
-    };
     let Ok(tables) = agents.contiguous_iter_mut() else {
-        return log_not_dense(&mut logged_not_dense, group.members[0].kind.name());
+        return log_not_dense(logged_not_dense, group.members[0].kind.name());
     };
     let mut tables: Vec<_> = tables.collect();
     let mut jobs = Vec::new();
