@@ -1,24 +1,25 @@
 //! Issue 26: path following on scenes of a user's own rather than the examples': loops of several
 //! sizes (an ellipse of 400 × 250 and one twice that, circles of radius 300 and 150), polylines
-//! with corners and hairpins, both methods and every mode. Each prints its figures.
+//! with corners and hairpins, both methods and every mode, in the XY plane. Each prints its
+//! figures.
 
 mod common;
 
 use std::f32::consts::TAU;
 
 use bevy::prelude::*;
-use bevy_steer_core::forces::project_onto_path;
-use bevy_steer_core::prelude::*;
+use common::steer::prelude::*;
 use common::*;
+use steer::forces::project_onto_path;
 
 const STEPS_PER_SECOND: f64 = 60.0;
 
 /// An ellipse of semi-axes `a` and `b` through `nodes` nodes, counter-clockwise.
-fn ellipse(a: f32, b: f32, nodes: usize) -> Vec<Vec2> {
+fn ellipse(a: f32, b: f32, nodes: usize) -> Vec<Vector> {
     (0..nodes)
         .map(|i| {
             let angle = i as f32 * TAU / nodes as f32;
-            Vec2::new(a * angle.cos(), b * angle.sin())
+            v(a * angle.cos(), b * angle.sin())
         })
         .collect()
 }
@@ -51,11 +52,11 @@ impl Figures {
 /// counts as on a straight stretch.
 fn run(
     follow: FollowPath,
-    start: Vec2,
-    initial_velocity: Vec2,
+    start: Vector,
+    initial_velocity: Vector,
     limits: (Mass, MaxForce),
     seconds: u32,
-    straight: impl Fn(Vec2) -> bool,
+    straight: impl Fn(Vector) -> bool,
 ) -> (Figures, App, Entity) {
     let mut app = create_app(STEPS_PER_SECOND);
     let points = follow.path.points.clone();
@@ -77,7 +78,7 @@ fn run(
     };
     let mut joined = false;
     let mut speed_sum = 0.0;
-    let mut heading = initial_velocity.to_angle();
+    let mut heading = angle_of(initial_velocity);
     let mut current = 0;
     step_checking(&mut app, seconds * 60, |app, _| {
         assert_agents_sane(app);
@@ -88,7 +89,7 @@ fn run(
         let moving = velocity(app, agent);
         let off = project_onto_path(&points, closed, here).unwrap().distance;
         if moving.length() > 1.0 {
-            let angle = moving.to_angle();
+            let angle = angle_of(moving);
             let mut change = angle - heading;
             while change > TAU / 2.0 {
                 change -= TAU;
@@ -118,7 +119,7 @@ fn run(
     (figures, app, agent)
 }
 
-fn reynolds(points: Vec<Vec2>, radius: f32, mode: PathMode) -> FollowPath {
+fn reynolds(points: Vec<Vector>, radius: f32, mode: PathMode) -> FollowPath {
     FollowPath::new(Path::new(points, radius))
         .with_method(PathMethod::Reynolds)
         .with_mode(mode)
@@ -161,11 +162,11 @@ fn reynolds_holds_loops_it_can_turn_within_the_radius() {
             if !can_turn(mass, max_force, bend) {
                 continue;
             }
-            let start = points[0] + Vec2::new(60.0, 0.0);
+            let start = points[0] + v(60.0, 0.0);
             let (figures, ..) = run(
                 reynolds(points.clone(), 20.0, PathMode::Loop),
                 start,
-                Vec2::Y * 100.0,
+                v(0.0, 100.0),
                 (mass, max_force),
                 30,
                 |_| false,
@@ -191,14 +192,9 @@ fn reynolds_holds_loops_it_can_turn_within_the_radius() {
 /// stretches of 600 units between them.
 #[test]
 fn reynolds_keeps_full_speed_on_straights_and_the_radius_round_corners() {
-    let rectangle = vec![
-        Vec2::new(0.0, 0.0),
-        Vec2::new(800.0, 0.0),
-        Vec2::new(800.0, 400.0),
-        Vec2::new(0.0, 400.0),
-    ];
-    let zig_zag: Vec<Vec2> = (0..6)
-        .map(|i| Vec2::new(i as f32 * 600.0 * 0.5, if i % 2 == 0 { 0.0 } else { 520.0 }))
+    let rectangle = vec![v(0.0, 0.0), v(800.0, 0.0), v(800.0, 400.0), v(0.0, 400.0)];
+    let zig_zag: Vec<Vector> = (0..6)
+        .map(|i| v(i as f32 * 600.0 * 0.5, if i % 2 == 0 { 0.0 } else { 520.0 }))
         .collect();
     let cases = [
         ("rectangle, loop", rectangle.clone(), PathMode::Loop),
@@ -212,7 +208,7 @@ fn reynolds_keeps_full_speed_on_straights_and_the_radius_round_corners() {
             let closed = mode == PathMode::Loop;
             let spine = points.clone();
             // Straight: more than 150 units from every node.
-            let straight = |here: Vec2| {
+            let straight = |here: Vector| {
                 let projection = project_onto_path(&spine, closed, here).unwrap();
                 spine
                     .iter()
@@ -220,8 +216,8 @@ fn reynolds_keeps_full_speed_on_straights_and_the_radius_round_corners() {
             };
             let (figures, ..) = run(
                 reynolds(points.clone(), 20.0, mode),
-                points[0] + Vec2::new(0.0, -30.0),
-                Vec2::X * 100.0,
+                points[0] + v(0.0, -30.0),
+                v(100.0, 0.0),
                 (mass, max_force),
                 30,
                 straight,
@@ -253,20 +249,11 @@ fn reynolds_comes_back_onto_the_return_leg_of_a_hairpin_within_a_turning_diamete
     let hairpins = [
         (
             "U 100 wide",
-            vec![
-                Vec2::new(0.0, 0.0),
-                Vec2::new(800.0, 0.0),
-                Vec2::new(800.0, 100.0),
-                Vec2::new(0.0, 100.0),
-            ],
+            vec![v(0.0, 0.0), v(800.0, 0.0), v(800.0, 100.0), v(0.0, 100.0)],
         ),
         (
             "V turning 174 degrees",
-            vec![
-                Vec2::new(0.0, 0.0),
-                Vec2::new(800.0, 0.0),
-                Vec2::new(0.0, 80.0),
-            ],
+            vec![v(0.0, 0.0), v(800.0, 0.0), v(0.0, 80.0)],
         ),
     ];
     let mut failures = Vec::new();
@@ -282,7 +269,7 @@ fn reynolds_comes_back_onto_the_return_leg_of_a_hairpin_within_a_turning_diamete
                 &mut app,
                 (
                     at(0.0, 0.0),
-                    Velocity(Vec2::X * 180.0),
+                    Velocity(v(180.0, 0.0)),
                     mass,
                     max_force,
                     follow,
@@ -329,7 +316,7 @@ fn reynolds_slows_for_bends_it_cannot_turn() {
     let (figures, ..) = run(
         reynolds(points.clone(), 20.0, PathMode::Loop),
         points[0],
-        Vec2::Y * 100.0,
+        v(0.0, 100.0),
         (Mass(2.0), MaxForce(200.0)),
         30,
         |_| false,
@@ -356,12 +343,7 @@ fn the_tutorial_method_passes_nodes_without_circling_back() {
         ("circle r 300", ellipse(300.0, 300.0, 24)),
         (
             "rectangle",
-            vec![
-                Vec2::new(0.0, 0.0),
-                Vec2::new(800.0, 0.0),
-                Vec2::new(800.0, 400.0),
-                Vec2::new(0.0, 400.0),
-            ],
+            vec![v(0.0, 0.0), v(800.0, 0.0), v(800.0, 400.0), v(0.0, 400.0)],
         ),
     ];
     let mut failures = Vec::new();
@@ -370,7 +352,7 @@ fn the_tutorial_method_passes_nodes_without_circling_back() {
             let (figures, ..) = run(
                 FollowPath::new(Path::new(points.clone(), 20.0)).with_mode(PathMode::Loop),
                 points[0],
-                Vec2::ZERO,
+                Vector::ZERO,
                 (mass, max_force),
                 30,
                 |_| false,

@@ -4,8 +4,8 @@
 mod common;
 
 use bevy::prelude::*;
-use bevy_steer_core::prelude::*;
 use common::doors::*;
+use common::steer::prelude::*;
 use common::*;
 use rand::rngs::Xoshiro128PlusPlus;
 use rand::{RngExt, SeedableRng};
@@ -50,9 +50,9 @@ fn run_through_the_door(queue: Queue) -> Outcome {
     let walkers: Vec<Entity> = (0..WALKERS)
         .map(|index| {
             let (column, row) = ((index % 5) as f32, (index / 5) as f32);
-            let jitter = Vec2::new(rng.random_range(-1.0..=1.0), rng.random_range(-1.0..=1.0))
-                * (RADIUS * 0.4);
-            let start = Vec2::new(-60.0 - column * pitch, (row - 2.5) * pitch) + jitter;
+            let jitter =
+                v(rng.random_range(-1.0..=1.0), rng.random_range(-1.0..=1.0)) * (RADIUS * 0.4);
+            let start = v(-60.0 - column * pitch, (row - 2.5) * pitch) + jitter;
             SCENE.spawn_walker(&mut app, start, 1.0, Some(queue))
         })
         .collect();

@@ -1,12 +1,13 @@
 //! The door scene the queue tests share: a wall across the x axis at x = 0 with a doorway on the
-//! axis, and walkers (discs) that seek the doorway and, once through, walk on.
+//! axis, and walkers (discs) that seek the doorway and, once through, walk on. In 3D the wall's
+//! boxes stand tall along z and the walkers are ground units at z = 0: the same scene.
 
 use std::collections::BTreeSet;
 
 use bevy::prelude::*;
-use bevy_steer_core::prelude::*;
 
-use super::{at, create_app, spawn};
+use super::steer::prelude::*;
+use super::{at, create_app, ground_unit, rectangle, spawn, v};
 
 /// A walker of the crowd: the marker its queue, separation and spatial index use.
 #[derive(Component, Default)]
@@ -23,19 +24,19 @@ pub struct Crossing {
 impl Crossing {
     /// Where the walker aims: the doorway, `keep_right` to its right of the axis, and once in it,
     /// on along its lane.
-    pub fn aim(&self, through: bool) -> Vec2 {
-        let lane = Vec2::new(0.0, -self.direction * self.keep_right);
+    pub fn aim(&self, through: bool) -> Vector {
+        let lane = -self.direction * self.keep_right;
         if through {
-            ONWARD * self.direction + lane
+            v(ONWARD * self.direction, lane)
         } else {
-            lane
+            v(0.0, lane)
         }
     }
 }
 
-/// Where walkers go once in the doorway: on along its axis, far away, so that those through do
-/// not stand in the way of the rest.
-pub const ONWARD: Vec2 = Vec2::new(10_000.0, 0.0);
+/// Where walkers go once in the doorway: on along its axis, this far away, so that those through
+/// do not stand in the way of the rest.
+pub const ONWARD: f32 = 10_000.0;
 
 /// A wall with a doorway, and the size of the walkers.
 #[derive(Clone, Copy, Debug)]
@@ -55,16 +56,15 @@ impl DoorScene {
     /// An app stepping 60 times a second with the walkers' spatial index, queue and separation,
     /// the walk on through the door, and the wall (two boxes, above and below the doorway),
     /// whose centres and shapes are returned.
-    pub fn app(&self) -> (App, [(Vec2, Obstacle); 2]) {
+    pub fn app(&self) -> (App, [(Vector, Obstacle); 2]) {
         let mut app = create_app(60.0);
         app.add_plugins(SpatialIndexPlugin::<Walker>::new(30.0))
             .add_queue::<Walker>()
             .add_neighbour_behaviour::<Separation, Walker>()
             .add_systems(SteeringSchedule, walk_on.in_set(SteeringSystems::Decide));
         let walls = [1.0, -1.0].map(|side| {
-            let centre = Vec2::new(0.0, side * (self.door_half_width + self.wall_length / 2.0));
-            let block =
-                Obstacle::rectangle(Vec2::new(2.0 * self.wall_half_thickness, self.wall_length));
+            let centre = v(0.0, side * (self.door_half_width + self.wall_length / 2.0));
+            let block = rectangle(2.0 * self.wall_half_thickness, self.wall_length);
             spawn(&mut app, (block, at(centre.x, centre.y)));
             (centre, block)
         });
@@ -72,13 +72,14 @@ impl DoorScene {
     }
 
     /// A walker at `start` going through the door towards `direction` (`1.0`: +x, `-1.0`: -x),
-    /// keeping right by [`keep_right`](Self::keep_right): slow, with the tutorial's force (5.4 per frame at 60 frames a second), seeking the doorway
-    /// at full speed, separation within `3 r`, a short look-ahead for the wall (so that walkers
-    /// do not shy from the doorway's edges), and `queue` if any.
+    /// keeping right by [`keep_right`](Self::keep_right), in the XY plane: slow, with the
+    /// tutorial's force (5.4 per frame at 60 frames a second), seeking the doorway at full speed,
+    /// separation within `3 r`, a short look-ahead for the wall (so that walkers do not shy from
+    /// the doorway's edges), and `queue` if any.
     pub fn spawn_walker(
         &self,
         app: &mut App,
-        start: Vec2,
+        start: Vector,
         direction: f32,
         queue: Option<Queue>,
     ) -> Entity {
@@ -91,6 +92,7 @@ impl DoorScene {
             Walker,
             crossing,
             at(start.x, start.y),
+            ground_unit(),
             MaxSpeed(60.0),
             MaxForce(324.0),
             Seek::new(crossing.aim(false)).with_slowing_radius(0.0),
@@ -107,7 +109,7 @@ impl DoorScene {
 
     /// Whether a walker at `position` going towards `direction` is through: its whole disc past
     /// the wall.
-    pub fn through(&self, position: Vec2, direction: f32) -> bool {
+    pub fn through(&self, position: Vector, direction: f32) -> bool {
         position.x * direction > self.wall_half_thickness + self.radius
     }
 }
@@ -139,7 +141,7 @@ impl Spacing {
     }
 
     /// Looks at one step's `positions` of walkers of `radius`.
-    pub fn watch(&mut self, positions: &[Vec2], radius: f32) {
+    pub fn watch(&mut self, positions: &[Vector], radius: f32) {
         for (i, a) in positions.iter().enumerate() {
             for (j, b) in positions.iter().enumerate().skip(i + 1) {
                 let distance = a.distance(*b);

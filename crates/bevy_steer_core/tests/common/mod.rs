@@ -15,7 +15,6 @@ pub use steer::Vector;
 use steer::math::position_of;
 use steer::prelude::*;
 
-/// The vector `(x, y)`: in 3D at z = 0, so that a scene of the XY plane runs unchanged.
 /// The position of an agent whose translation is `translation`.
 pub fn as_position(translation: Vec3) -> Vector {
     position_of(&Transform::from_translation(translation))
@@ -39,6 +38,7 @@ pub fn from_angle(angle: f32) -> Vector {
     v(cos, sin)
 }
 
+/// The vector `(x, y)`: in 3D at z = 0, so that a scene of the XY plane runs unchanged.
 pub fn v(x: f32, y: f32) -> Vector {
     #[cfg(feature = "2d")]
     return Vector::new(x, y);
@@ -46,8 +46,69 @@ pub fn v(x: f32, y: f32) -> Vector {
     return Vector::new(x, y, 0.0);
 }
 
-/// The door scene (2D: its walls are segments).
+/// The angle of `vector`'s XY part from +X towards +Y, in `(-PI, PI]` (`Vec2::to_angle`).
+pub fn angle_of(vector: Vector) -> f32 {
+    vector.y.atan2(vector.x)
+}
+
+/// What keeps an agent of a scene in the XY plane there: in 3D a ground unit with +Z up (else
+/// wander would roam a sphere, and avoidance could pass over or under a wall).
+#[cfg(feature = "3d")]
+pub fn ground_unit() -> impl Bundle {
+    Planar::new(Dir3::Z)
+}
+
+/// In 2D every agent is in the XY plane: nothing.
 #[cfg(feature = "2d")]
+pub fn ground_unit() -> impl Bundle {}
+
+/// How tall the 3D stand-ins for the 2D shapes below are, centred on z = 0: ground units at z = 0
+/// meet their cross-section, which is the 2D shape, and an arena's floor and ceiling lie far
+/// beyond its margin.
+#[cfg(feature = "3d")]
+pub const HEIGHT: f32 = 1000.0;
+
+/// A disc obstacle of `radius` (in 3D a sphere).
+pub fn disc(radius: f32) -> Obstacle {
+    #[cfg(feature = "2d")]
+    return Obstacle::circle(radius);
+    #[cfg(feature = "3d")]
+    return Obstacle::sphere(radius);
+}
+
+/// An axis-aligned box obstacle `width` by `height` (in 3D, [`HEIGHT`] tall along z).
+pub fn rectangle(width: f32, height: f32) -> Obstacle {
+    #[cfg(feature = "2d")]
+    return Obstacle::rectangle(Vector::new(width, height));
+    #[cfg(feature = "3d")]
+    return Obstacle::cuboid(Vector::new(width, height, HEIGHT));
+}
+
+/// A wall from `from` to `to`, with the `Transform` that places it (in 3D a rectangle of no
+/// thickness, [`HEIGHT`] tall along z, standing on that line).
+pub fn wall(from: Vector, to: Vector) -> (Obstacle, Transform) {
+    #[cfg(feature = "2d")]
+    return Obstacle::wall(from, to);
+    #[cfg(feature = "3d")]
+    return Obstacle::wall(
+        (from + to) / 2.0,
+        (to - from).cross(Vector::Z),
+        Vector::Z,
+        from.distance(to),
+        HEIGHT,
+    );
+}
+
+/// Containment within the axis-aligned box `width` by `height` round `centre` (in 3D, [`HEIGHT`]
+/// tall along z).
+pub fn arena(centre: Vector, width: f32, height: f32) -> Containment {
+    #[cfg(feature = "2d")]
+    return Containment::rectangle(centre, Vector::new(width, height));
+    #[cfg(feature = "3d")]
+    return Containment::cuboid(centre, Vector::new(width, height, HEIGHT));
+}
+
+/// The door scene: walls are boxes, walkers ground units.
 pub mod doors;
 
 /// Counts the fixed steps run so far.
