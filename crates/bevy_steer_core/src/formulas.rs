@@ -170,7 +170,17 @@ pub fn in_field_of_view(
         return true;
     }
     let offset = other - position;
-    offset.dot(heading) >= length(offset) * half_angle_cos
+    let along = offset.dot(heading);
+    // `along >= length(offset) * half_angle_cos`, squared on both sides (a square root saved for
+    // every candidate): ahead of the agent, within the cone or the cone is wider than a half
+    // turn; behind it, the cone is wider than a half turn and the candidate within it.
+    let bound = offset.length_squared() * (half_angle_cos * half_angle_cos);
+    let along_squared = along * along;
+    if along >= 0.0 {
+        half_angle_cos <= 0.0 || along_squared >= bound
+    } else {
+        half_angle_cos < 0.0 && along_squared <= bound
+    }
 }
 
 /// A sum of vectors and how many were added: what the mean-based rules keep of their neighbours.

@@ -3,10 +3,10 @@
 //! Four boids of neighbouring cells share one pass over their cells, each entry tested against
 //! all four at once. Every setting of the rules is taken: a field of view (each rule's cone tested
 //! per entry), separation by distance (each neighbour's push added per entry) and the classic
-//! alignment and cohesion (alignment's neighbours counted per entry) as well as the defaults. This is the fast path for the common case only: [`flock_forces`] marks the lanes that
-//! need one of the scalar path's special cases (a squared length that under- or overflows, in the
-//! forces or, for a cone or a push, in an entry's distance), and the flocking system walks the
-//! index for those agents.
+//! alignment and cohesion (alignment's neighbours counted per entry) as well as the defaults. This
+//! is the fast path for the common case only: [`flock_forces`] marks the lanes that need one of
+//! the scalar path's special cases (a squared length that under- or overflows, in the forces or,
+//! for a push, in an entry's distance), and the flocking system walks the index for those agents.
 //!
 //! Every lane does the operations of the scalar path, in the same order, each correctly rounded
 //! and without fused multiply-adds, so a lane's result has the same bits as the scalar path's: an
@@ -118,12 +118,18 @@ pub(crate) struct FlockSums {
     separation_radius: Vec4,
     /// The agents' headings (`direction_or_zero` of their velocities), for the cones.
     heading: VectorLanes,
-    /// Each rule's lanes that see all round (no cone, or an agent at rest), and the other lanes'
-    /// cosines of half their fields of view.
+    /// Each rule's lanes that see all round (no cone, or an agent at rest); for the others, the
+    /// squares of the cosines of half their fields of view, and which of them see half a turn or
+    /// more (the cosine not positive) and more than half a turn (negative).
     all_round: [BVec4A; 3],
-    view_cos: [Vec4; 3],
-    /// The lanes where an entry's cone test or push needed one of the scalar path's special cases
-    /// (a squared distance that is subnormal, or that under- or overflows): not valid.
+    view_cos_squared: [Vec4; 3],
+    half_turn_or_more: [BVec4A; 3],
+    over_half_turn: [BVec4A; 3],
+    /// Whether every lane's three rules have the same field of view (Reynolds' one neighbourhood),
+    /// so that one cone test serves them all.
+    one_cone: bool,
+    /// The lanes where an entry's push needed one of the scalar path's special cases (a squared
+    /// distance that is subnormal, or that under- or overflows): not valid.
     uncommon: BVec4A,
     /// Separation's, alignment's and cohesion's, in that order.
     sums: [VectorLanes; 3],
@@ -173,7 +179,7 @@ impl FlockSums {
                 // `length` of the offset (or of `agent - neighbour`, whose square has the same
                 // bits) is the square root of the square where that is normal, and zero for a
                 // zero offset; the other lanes need the scalar path's special case when they use
-                // it. Only cones and pushes need it: the default scan takes no square root.
+                // it. Only pushes need it: the default scan and the cones take no square root.
                 let distance_and_exact = || {
                     (
                         distance_squared.sqrt(),
@@ -181,16 +187,26 @@ impl FlockSums {
                     )
                 };
                 if CONES {
-                    let (distance, exact) = distance_and_exact();
-                    // `in_field_of_view`: `offset · heading >= length(offset) * cos`.
+                    // `in_field_of_view`, squared: no square root.
                     let along = offset.dot(self.heading);
-                    for (rule, within) in [&mut separation, &mut alignment, &mut cohesion]
-                        .into_iter()
-                        .enumerate()
-                    {
-                        let all_round = self.all_round[rule];
-                        self.uncommon |= *within & !all_round & !exact;
-                        *within &= all_round | along.cmpge(distance * self.view_cos[rule]);
+                    let along_squared = along * along;
+                    let ahead = along.cmpge(Vec4::ZERO);
+                    let seen = |rule: usize| {
+                        let bound = distance_squared * self.view_cos_squared[rule];
+                        self.all_round[rule]
+                            | (ahead & (self.half_turn_or_more[rule] | along_squared.cmpge(bound)))
+                            | (!ahead & self.over_half_turn[rule] & along_squared.cmple(bound))
+                    };
+                    if self.one_cone {
+                        // Reynolds' one neighbourhood for the three rules: one test.
+                        let seen = seen(0);
+                        separation &= seen;
+                        alignment &= seen;
+                        cohesion &= seen;
+                    } else {
+                        separation &= seen(0);
+                        alignment &= seen(1);
+                        cohesion &= seen(2);
                     }
                 }
                 // Adding a zero leaves a sum's bits as they are: the sums start at +0 and so are
@@ -300,7 +316,15 @@ pub(crate) fn flock_sums<M>(
         all_round: core::array::from_fn(|rule| {
             mask(&|agent| agent.view_cos[rule] <= -1.0) | at_rest
         }),
-        view_cos: core::array::from_fn(|rule| lanes(&|agent| agent.view_cos[rule], -1.0)),
+        view_cos_squared: core::array::from_fn(|rule| {
+            lanes(&|agent| agent.view_cos[rule] * agent.view_cos[rule], 1.0)
+        }),
+        half_turn_or_more: core::array::from_fn(|rule| mask(&|agent| agent.view_cos[rule] <= 0.0)),
+        over_half_turn: core::array::from_fn(|rule| mask(&|agent| agent.view_cos[rule] < 0.0)),
+        one_cone: agents.iter().all(|agent| {
+            let [separation, alignment, cohesion] = agent.view_cos.map(f32::to_bits);
+            separation == alignment && alignment == cohesion
+        }),
         uncommon: BVec4A::splat(false),
         sums: [VectorLanes::ZERO; 3],
         counts: [Vec4::ZERO; 2],
@@ -572,6 +596,7 @@ mod tests {
                 1..5,
             ),
             cell_size in 5.0f32..80.0,
+            one_cone in any::<bool>(),
         ) {
             let mut index = SpatialIndex::<()>::new(cell_size);
             // Every third point on the one before, as crowds on one point are.
@@ -601,6 +626,9 @@ mod tests {
                 });
                 // Some at rest, who see all round whatever their fields of view.
                 let velocity = if variant % 3 == 0 { Vector::ZERO } else { velocity };
+                // Half the groups with one field of view for the three rules (Reynolds'), whose
+                // cone is tested once.
+                let views = if one_cone { [views[0]; 3] } else { views };
                 let view_cos = views.map(half_angle_cos);
                 let methods = if means { methods | FlockAgent::MEAN_VELOCITY } else { methods };
                 group.push(FlockAgent { position, velocity, radii, view_cos, slot, methods, ..flock_agent() });
@@ -616,7 +644,7 @@ mod tests {
                     .into_iter().flatten().chain([velocities.count, positions.count]).collect::<Vec<_>>()
             };
             for (lane, agent) in group.iter().enumerate() {
-                // A lane whose cone test or push needed the scalar special case is left to the
+                // A lane whose push needed the scalar special case is left to the
                 // walk; with these points, none does.
                 prop_assert!(!sums.uncommon.test(lane));
                 prop_assert_eq!(bits(sums.lane(lane)), bits(walked_sums(&index, agent)));
@@ -655,7 +683,10 @@ mod tests {
                 separation_radius: Vec4::ZERO,
                 heading: VectorLanes::ZERO,
                 all_round: [BVec4A::splat(true); 3],
-                view_cos: [Vec4::NEG_ONE; 3],
+                view_cos_squared: [Vec4::ONE; 3],
+                half_turn_or_more: [BVec4A::splat(true); 3],
+                over_half_turn: [BVec4A::splat(true); 3],
+                one_cone: true,
                 uncommon: BVec4A::splat(false),
                 sums: core::array::from_fn(|rule| VectorLanes::from_fn(|k| sums[k][rule].sum)),
                 counts: [Vec4::ZERO; 2],
@@ -690,10 +721,11 @@ mod tests {
     }
 
     /// A neighbour so close that its squared distance underflows needs the scalar path's exact
-    /// length for its push or its cone test: the lane is not valid, and the agent walks the
-    /// index. At an ordinary distance it is valid.
+    /// length for its push: the lane is not valid, and the agent walks the index. A cone test
+    /// needs no length (it compares squares) and stays on the lanes. At an ordinary distance both
+    /// are valid.
     #[test]
-    fn a_neighbour_a_hair_away_sends_a_push_or_a_cone_to_the_walk() {
+    fn a_neighbour_a_hair_away_sends_a_push_to_the_walk() {
         for gap in [1e-30, 1.0] {
             for (by_distance, view) in [(true, TAU), (false, 2.0)] {
                 let mut index = SpatialIndex::<()>::new(10.0);
@@ -737,7 +769,11 @@ mod tests {
                 let group = [agent];
                 let cells = index.cell_box(agent.position, agent.reach()).unwrap();
                 let forces = flock_forces(&group, &flock_sums(&index, cells, &group));
-                assert_eq!(forces.lane(0).is_some(), gap == 1.0, "{by_distance} {gap}");
+                assert_eq!(
+                    forces.lane(0).is_some(),
+                    gap == 1.0 || !by_distance,
+                    "{by_distance} {gap}"
+                );
             }
         }
     }
