@@ -67,12 +67,6 @@ fn an_agent_driven_head_on_into_a_wall_gets_round_it() {
 }
 
 #[test]
-#[cfg_attr(
-    feature = "3d",
-    ignore = "obstacle avoidance: 3D walls are boxes of no thickness (3D has no segments), and from \
-              a corner of box walls the agent leaves at about 19 units/s, not 27-37 as from \
-              segments: 62 from the corner after 6 s, not over 100 (2D box walls do the same)"
-)]
 fn an_agent_driven_into_a_corner_gets_out() {
     let mut app = create_app(60.0);
     // Two walls meeting at (200, 200), the corner open towards the agent.

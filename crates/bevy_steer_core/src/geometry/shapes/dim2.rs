@@ -2,7 +2,7 @@
 
 use bevy::prelude::*;
 
-use super::{box_signed_distance, round_first_contact};
+use super::{box_signed_distance, round_first_contact, sampled_first_contact};
 use crate::geometry::path::closest_point_on_segment;
 use crate::math::Vector;
 
@@ -120,17 +120,12 @@ impl ObstacleShape {
                 let leave = low.max(high).min_element().min(1.0);
                 (enter <= leave).then_some(enter)
             }
-            Self::Segment { .. } => {
-                let samples = (reach.length() / room.max(1.0)).ceil();
-                let samples = if samples.is_finite() {
-                    (samples as usize).clamp(1, 16)
-                } else {
-                    1
-                };
-                (0..=samples)
-                    .map(|sample| sample as f32 / samples as f32)
-                    .find(|&along| self.signed_distance(position, from + reach * along) < room)
-            }
+            Self::Segment { .. } => sampled_first_contact(
+                |point| self.signed_distance(position, point),
+                from,
+                reach,
+                room,
+            ),
         }
     }
 

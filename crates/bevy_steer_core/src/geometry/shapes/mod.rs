@@ -35,6 +35,28 @@ fn box_signed_distance(half_size: Vector, offset: Vector) -> f32 {
     outside.max(Vector::ZERO).length() + outside.max_element().min(0.0)
 }
 
+/// Where along the move from `from` by `reach` (0 to 1) a body keeping `room` first comes nearer
+/// than `room` to a surface of no thickness (a wall), whose distance from a point is `distance`:
+/// tested at points at most `room` apart (at least 1, at most 16 steps), so that the wall cannot
+/// slip between two of them. A point found so lies a little inside the room kept, where the
+/// corner's other walls count for the push out (see `AvoidObstacles`).
+fn sampled_first_contact(
+    distance: impl Fn(Vector) -> f32,
+    from: Vector,
+    reach: Vector,
+    room: f32,
+) -> Option<f32> {
+    let samples = (reach.length() / room.max(1.0)).ceil();
+    let samples = if samples.is_finite() {
+        (samples as usize).clamp(1, 16)
+    } else {
+        1
+    };
+    (0..=samples)
+        .map(|sample| sample as f32 / samples as f32)
+        .find(|&along| distance(from + reach * along) < room)
+}
+
 /// Where along the move by `reach` (0 to 1) from `offset` (from the centre of a disc or a sphere
 /// of `radius`) a body keeping `room` first touches it: exact, `Some(0.0)` when already touching.
 fn round_first_contact(radius: f32, offset: Vector, reach: Vector, room: f32) -> Option<f32> {
