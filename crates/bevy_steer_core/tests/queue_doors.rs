@@ -129,16 +129,23 @@ fn run(door_width: f32, crowd: Crowd, queue: Option<Queue>, seed: u64) -> Outcom
     }
 }
 
+/// How many fewer walkers may get through with Queue than without, as a fraction: a crowd at a
+/// door is chaotic, and where Queue neither helps nor hinders, which of two runs gets one or two
+/// more through is a coin toss. Crossing both ways through the widest door, these seeds give 89
+/// against 89 in 2D and 87 against 89 in 3D (the same sums rounded differently send its crowds
+/// other ways); seeds 20 to 39 give 594 against 598 in 2D, 589 against 596 in 3D.
+const CHAOS: f32 = 0.03;
+
 /// The issue's crowd: radius 8, personal space 16 (`2 r`, as the docs recommend), the default
 /// queue; doors three, five and eight radii wide; a block in front, two lines along the wall, and
 /// two blocks going through the door in opposite directions (keeping right). Each scene is run
 /// from three jittered starts, and the counts summed: a crowd at a narrow door is chaotic, one run
-/// says little. With Queue, no two walkers ever overlap, and at least as many get through as
-/// without it, on every layout (in 3D, on all but one: see below). Crowds going both ways get
-/// through a door eight radii wide (room for two side by side with space to spare), at least 80 %
-/// of each; through narrower doors the counts are only printed and held to no fewer than without
-/// Queue: a door three radii wide takes one walker at a time, and two crowds pressing into it
-/// from both sides jam with or without Queue.
+/// says little. With Queue, no two walkers ever overlap, and as many get through as without it,
+/// on every layout, give or take [`CHAOS`]. Crowds going both ways get through a door eight radii
+/// wide (room for two side by side with space to spare), at least 80 % of each; through narrower
+/// doors the counts are only printed and held to as many as without Queue: a door three radii
+/// wide takes one walker at a time, and two crowds pressing into it from both sides jam with or
+/// without Queue.
 #[test]
 fn queued_crowds_flow_through_doors_without_overlap_and_no_slower() {
     let queue = Queue::default().with_min_distance(2.0 * RADIUS);
@@ -174,14 +181,8 @@ fn queued_crowds_flow_through_doors_without_overlap_and_no_slower() {
                 || queued_each
                     .iter()
                     .all(|&n| n as f32 >= 0.8 * each_way as f32);
-            // 3D's crowds take other paths than 2D's (the same sums, rounded differently); crossing
-            // both ways through the widest door, "no fewer than without" is a coin toss in both:
-            // these seeds give 89 against 89 in 2D, 87 against 89 in 3D, and seeds 20 to 39 give
-            // 594 against 598 in 2D, 589 against 596 in 3D. The 3D build does not hold that case
-            // to it.
-            let coin_toss =
-                cfg!(feature = "3d") && matches!(crowd, Crowd::Opposite) && door == 8.0 * RADIUS;
-            if overlaps > 0 || (queued < free && !coin_toss) || !mostly {
+            let as_many = queued as f32 >= (1.0 - CHAOS) * free as f32;
+            if overlaps > 0 || !as_many || !mostly {
                 failures.push(format!(
                     "door {door}, {crowd:?}: {queued} through {queued_each:?} with {overlaps} \
                      overlaps, {free} {free_each:?} without"
