@@ -19,13 +19,12 @@ use crate::tunable::{DISTANCE, FORCE, Tunable, WEIGHT};
 /// The agent looks `look_ahead_time` seconds ahead along its velocity; when that point (or the
 /// agent itself) comes within `margin` of the area's edge, or outside it, a force `strength` times
 /// how deep into the margin it is (up to twice the strength outside) steers it back in, along the
-/// edge's inward normal, with the part of the velocity heading out taken away. In 3D, a
-/// [`Plane`](ObstacleShape::Plane) keeps the agent in its solid side, behind it: the half-space its
-/// normal points away from (so a plane at the height of a ceiling, facing up, keeps flyers under
-/// it; to keep them over a floor, face the plane down, or make the floor an
-/// [`Obstacle::plane`](crate::obstacles::Obstacle::plane) to avoid). A
-/// shape with no inside (a wall) gives no force. A shape whose sizes are not finite
-/// or are negative, or a position that is not finite, gives no force and is reported
+/// edge's inward normal, with the part of the velocity heading out taken away. In 3D, an
+/// `ObstacleShape::Plane` keeps the agent on its solid side, behind it: the half-space its normal
+/// points away from (so a plane at the height of a ceiling, facing up, keeps flyers under it; to
+/// keep them over a floor, face the plane down, or make the floor an `Obstacle::plane` to avoid).
+/// A shape with no inside (a wall) gives no force. A shape whose sizes are not finite or are
+/// negative, or a position that is not finite, gives no force and is reported
 /// ([`NoTarget::NonFinite`]).
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
 #[reflect(Component, Default, Debug, PartialEq, Clone)]
