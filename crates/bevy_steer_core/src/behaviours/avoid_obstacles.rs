@@ -14,7 +14,7 @@ use crate::problems::BehaviourKind;
 use crate::schedule::{SteeringSchedule, SteeringSystems};
 use crate::stepping::behaviour::{BehaviourAgents, step_agents};
 use crate::stepping::boid;
-use crate::stepping::columns::{PlaneColumn, plane_up};
+use crate::stepping::columns::{PlaneColumn, plane_up, plane_up_of};
 use crate::stepping::jobs::MIN_QUERYING_AGENTS_PER_JOB;
 use crate::stepping::registry::register_behaviour;
 use crate::tunable::{DISTANCE, FRACTION, Tunable, WEIGHT};
@@ -350,7 +350,7 @@ pub fn apply_avoid_obstacles(
         MIN_QUERYING_AGENTS_PER_JOB,
         |avoid, agent, entity, _: &mut ()| {
             avoid.active().then(|| {
-                let up = planes.get(entity).ok().and_then(plane_up);
+                let up = plane_up_of(&planes, entity);
                 Ok(avoid.force_in(agent, &index, up) * avoid.weight)
             })
         },

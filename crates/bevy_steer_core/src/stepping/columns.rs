@@ -43,6 +43,21 @@ pub(crate) fn plane_up(planar: Option<&crate::planar::Planar>) -> Option<Vector>
     planar.map(|planar| planar.valid_up().unwrap_or(Vector::Y))
 }
 
+/// [`plane_up`] of the agent `entity`, looked up in `planes`: in 2D, where every agent is free, no
+/// look-up.
+#[cfg(feature = "2d")]
+#[inline]
+pub(crate) fn plane_up_of(_planes: &Query<PlaneColumn>, _entity: Entity) -> Option<Vector> {
+    None
+}
+
+/// [`plane_up`] of the agent `entity`, looked up in `planes`.
+#[cfg(feature = "3d")]
+#[inline]
+pub(crate) fn plane_up_of(planes: &Query<PlaneColumn>, entity: Entity) -> Option<Vector> {
+    planes.get(entity).ok().and_then(plane_up)
+}
+
 /// Adds a behaviour's weighted force to the agent's steering, or drops it and returns the problem
 /// when it is not finite. With a `budget` (prioritised combination), the force is shortened to what
 /// is left of it after the forces added so far, and nothing is added once it is spent.
