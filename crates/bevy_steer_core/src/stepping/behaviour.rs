@@ -9,8 +9,8 @@ use bevy::ecs::query::ArchetypeFilter;
 use bevy::prelude::*;
 use bevy::reflect::GetTypeRegistration;
 
-use super::columns::{AgentColumns, BudgetColumns, boid, chunked, log_not_dense, settle};
-use super::jobs::{MIN_AGENTS_PER_JOB, agents_per_job, run_jobs};
+use super::columns::{AgentColumns, BudgetColumns, boid, log_not_dense, settle, table_jobs};
+use super::jobs::{MIN_AGENTS_PER_JOB, run_jobs};
 use super::registry::{assert_table_storage, register_behaviour};
 use crate::components::{MaxSpeed, Steering, Velocity};
 use crate::events::{TargetLost, announce};
@@ -171,18 +171,14 @@ pub(crate) fn step_agents<B, F, S: Default>(
         // Read here; written (and marked changed) only when a target is forgotten.
         let behaviours = &*behaviours.bypass_change_detection();
         // Steering is the plugin's own per-step scratch: no change ticks for it.
-        let steering = steering.bypass_change_detection();
-        let per_job = agents_per_job(steering.len(), least_per_job);
-        for (rows, steering) in chunked(table, per_job, steering) {
-            let range = rows.range();
-            jobs.push((
-                rows,
-                &entities[range.clone()],
-                &behaviours[range.clone()],
-                columns.rows(range),
-                steering,
-            ));
-        }
+        jobs.extend(table_jobs(
+            table,
+            entities,
+            columns,
+            steering.bypass_change_detection(),
+            least_per_job,
+            |range| &behaviours[range],
+        ));
     }
     let findings = run_jobs(
         jobs,

@@ -3,6 +3,7 @@
 
 use bevy::prelude::*;
 
+use super::jobs::agents_per_job;
 use crate::components::{MaxForce, MaxSpeed, Steering, SteeringCombination, Velocity};
 use crate::formulas::Boid;
 use crate::math::{Vector, length, position_of, truncate};
@@ -247,6 +248,33 @@ pub(crate) fn settle(
     {
         found.push(rows.finding(row, problem));
     }
+}
+
+/// A stepping job: a run of one table's rows, their entities, what the system reads of each agent
+/// besides its [`AgentColumns`] (a behaviour's column, say), those columns, and their `Steering`.
+pub(crate) type AgentJob<'a, D> = (Rows, &'a [Entity], D, AgentColumns<'a>, &'a mut [Steering]);
+
+/// Cuts the agents of `table` into [`AgentJob`]s of at least `least_per_job` agents each (see
+/// [`agents_per_job`]), `of_rows` giving each job its rows' share of what the system reads.
+pub(crate) fn table_jobs<'a, D>(
+    table: usize,
+    entities: &'a [Entity],
+    columns: AgentColumns<'a>,
+    steering: &'a mut [Steering],
+    least_per_job: usize,
+    of_rows: impl Fn(core::ops::Range<usize>) -> D,
+) -> impl Iterator<Item = AgentJob<'a, D>> {
+    let per_job = agents_per_job(steering.len(), least_per_job);
+    chunked(table, per_job, steering).map(move |(rows, steering)| {
+        let range = rows.range();
+        (
+            rows,
+            &entities[range.clone()],
+            of_rows(range.clone()),
+            columns.rows(range),
+            steering,
+        )
+    })
 }
 
 /// Splits `column` of `table` into chunks of `per_job` rows, each with the rows it covers. The

@@ -20,8 +20,8 @@ use bevy::ecs::world::EntityRefExcept;
 use bevy::prelude::*;
 
 use super::behaviour::BehaviourAgents;
-use super::columns::{AgentColumns, BudgetColumns, chunked, log_not_dense, settle};
-use super::jobs::{MIN_QUERYING_AGENTS_PER_JOB, agents_per_job, run_jobs};
+use super::columns::{AgentColumns, BudgetColumns, log_not_dense, settle, table_jobs};
+use super::jobs::{MIN_QUERYING_AGENTS_PER_JOB, run_jobs};
 use super::neighbours::{
     NeighbourBehaviour, NeighbourScratch, neighbourhood_radius, step_neighbour_behaviour,
 };
@@ -204,18 +204,14 @@ fn step_group<M: Component>(
         }
         let columns = AgentColumns::new(transforms, velocities, max_speeds, problems, *budgets);
         // Steering is the plugin's own per-step scratch: no change ticks for it.
-        let steering = steering.bypass_change_detection();
-        let per_job = agents_per_job(steering.len(), MIN_QUERYING_AGENTS_PER_JOB);
-        for (rows, steering) in chunked(table, per_job, steering) {
-            let range = rows.range();
-            jobs.push((
-                rows,
-                &entities[range.clone()],
-                members.clone(),
-                columns.rows(range),
-                steering,
-            ));
-        }
+        jobs.extend(table_jobs(
+            table,
+            entities,
+            columns,
+            steering.bypass_change_detection(),
+            MIN_QUERYING_AGENTS_PER_JOB,
+            |_| members.clone(),
+        ));
     }
     let behaviours = &behaviours;
     let findings = run_jobs(

@@ -16,7 +16,7 @@ use crate::math::lanes::LANES;
 use crate::problems::{BehaviourKind, Finding, ReportedProblems, record};
 use crate::spatial::{Neighbours, SpatialIndex};
 use crate::stepping::NeighbourBehaviour;
-use crate::stepping::columns::{AgentColumns, BudgetColumns, chunked, log_not_dense, settle};
+use crate::stepping::columns::{AgentColumns, BudgetColumns, log_not_dense, settle, table_jobs};
 use crate::stepping::jobs::{MIN_QUERYING_AGENTS_PER_JOB, agents_per_job, read, run_phases, write};
 use crate::stepping::neighbours::{NeighbourScratch, neighbourhood_radius};
 
@@ -337,23 +337,21 @@ pub fn apply_flocking<M: Component>(
     ) in tables.iter_mut().enumerate()
     {
         let columns = AgentColumns::new(transforms, velocities, max_speeds, problems, *budgets);
-        let steering = steering.bypass_change_detection();
-        let per_job = agents_per_job(steering.len(), MIN_QUERYING_AGENTS_PER_JOB);
-        for (rows, steering) in chunked(table, per_job, steering) {
-            let range = rows.range();
-            let rules = (
-                separations.map(|rules| &rules[range.clone()]),
-                alignments.map(|rules| &rules[range.clone()]),
-                cohesions.map(|rules| &rules[range.clone()]),
-            );
-            jobs.push((
-                rows,
-                &entities[range.clone()],
-                rules,
-                columns.rows(range),
-                steering,
-            ));
-        }
+        let (separations, alignments, cohesions) = (*separations, *alignments, *cohesions);
+        jobs.extend(table_jobs(
+            table,
+            entities,
+            columns,
+            steering.bypass_change_detection(),
+            MIN_QUERYING_AGENTS_PER_JOB,
+            |range| {
+                (
+                    separations.map(|rules| &rules[range.clone()]),
+                    alignments.map(|rules| &rules[range.clone()]),
+                    cohesions.map(|rules| &rules[range.clone()]),
+                )
+            },
+        ));
     }
     if jobs.is_empty() {
         return;
