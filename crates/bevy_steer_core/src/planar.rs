@@ -58,10 +58,17 @@ impl Planar {
         (up.is_finite() && (up.length_squared() - 1.0).abs() < 1e-3).then_some(up)
     }
 
+    /// The up steering uses: `up` when it is a unit vector, else +Y (and
+    /// [`Problem::InvalidUp`] is logged once).
+    #[inline]
+    pub fn effective_up(self) -> Vector {
+        self.valid_up().unwrap_or(Vector::Y)
+    }
+
     /// `vector` less its part along the plane's normal.
     #[inline]
     pub fn project(self, vector: Vector) -> Vector {
-        project(vector, self.valid_up().unwrap_or(Vector::Y))
+        project(vector, self.effective_up())
     }
 }
 

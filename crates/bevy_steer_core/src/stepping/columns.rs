@@ -41,7 +41,7 @@ pub(crate) fn plane_up(_planar: ()) -> Option<Vector> {
 #[cfg(feature = "3d")]
 #[inline]
 pub(crate) fn plane_up(planar: Option<&crate::planar::Planar>) -> Option<Vector> {
-    planar.map(|planar| planar.valid_up().unwrap_or(Vector::Y))
+    planar.map(|planar| planar.effective_up())
 }
 
 /// [`plane_up`] of the agent `entity`, looked up in `planes`: in 2D, where every agent is free, no

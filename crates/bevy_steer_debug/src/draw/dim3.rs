@@ -28,7 +28,7 @@ pub(crate) type WanderPlane = Option<&'static Planar>;
 /// The up of the plane a wanderer's figure lies in: a ground unit's (+Y for an `up` that is not a
 /// unit vector, as the steering step takes it), `None` for a flyer.
 pub(crate) fn wander_up(planar: Option<&Planar>) -> Option<Vector> {
-    planar.map(|planar| planar.valid_up().unwrap_or(Vector::Y))
+    planar.map(|planar| planar.effective_up())
 }
 
 /// A wanderer's circle of `radius` round `centre`: a ground unit's in its plane (at right angles to
