@@ -532,6 +532,19 @@ impl PlainFlock {
 /// [`paired_ratio`], with both sides stepping in lockstep over the windows of fresh flocking
 /// scenes ([`Windowed`]): each block runs as many steps on both, after which both are checked to
 /// have moved every boid to the same bits. Each pair is thus timed on the same states.
+/// Steps `app` and the baseline `flock` (the same boids) through the timing window side by side,
+/// and checks that they moved the boids alike: `what` names the plugin's way of stepping them.
+fn step_beside(app: &mut App, flock: &mut PlainFlock, pool: &TaskPool, what: &str, agents: usize) {
+    for _ in 0..WINDOW {
+        scenes::step(app);
+        flock.step(pool);
+    }
+    assert!(
+        flock.matches(app.world_mut()),
+        "{what} and the baseline moved the boids differently at {agents} boids"
+    );
+}
+
 fn flocking_paired_ratio(
     agents: usize,
     start: &PlainFlock,
@@ -628,14 +641,7 @@ fn flocking(criterion: &mut Criterion, medians: &mut Medians) {
             block(&mut || flock.step(pool), 1),
         ];
         let at_start = neighbours(app.world_mut());
-        for _ in 0..WINDOW {
-            scenes::step(&mut app);
-            flock.step(pool);
-        }
-        assert!(
-            flock.matches(app.world_mut()),
-            "the plugin and the baseline moved the boids differently at {agents} boids"
-        );
+        step_beside(&mut app, &mut flock, pool, "the plugin", agents);
         let at_end = neighbours(app.world_mut());
         drop(app);
         measure_in_windows(
@@ -678,15 +684,13 @@ fn flocking(criterion: &mut Criterion, medians: &mut Medians) {
             if scene == Scene::FlockingOwnRules {
                 // The same rules, stepped another way: the same bits as the baseline's.
                 let mut app = scene.app(agents);
-                let pool = ComputeTaskPool::get();
                 let mut flock = PlainFlock::of(app.world_mut());
-                for _ in 0..WINDOW {
-                    scenes::step(&mut app);
-                    flock.step(pool);
-                }
-                assert!(
-                    flock.matches(app.world_mut()),
-                    "the own rules and the baseline moved the boids differently at {agents} boids"
+                step_beside(
+                    &mut app,
+                    &mut flock,
+                    ComputeTaskPool::get(),
+                    "the own rules",
+                    agents,
                 );
             }
             measure_in_windows(
