@@ -167,6 +167,16 @@ fn flock_app() -> App {
     app
 }
 
+/// A point drawn from `rng` in the square `half` either side of the origin (x, then y).
+fn random_point(rng: &mut Xoshiro128PlusPlus, half: f32) -> Vector {
+    v(rng.random_range(-half..half), rng.random_range(-half..half))
+}
+
+/// A unit heading drawn from `rng`.
+fn random_heading(rng: &mut Xoshiro128PlusPlus) -> Vector {
+    from_angle(rng.random_range(0.0..TAU))
+}
+
 fn positions_and_velocities(app: &mut App) -> Vec<(Vector, Vector)> {
     let mut boids = app
         .world_mut()
@@ -213,7 +223,7 @@ fn separation_spreads_a_packed_crowd() {
     let mut rng = Xoshiro128PlusPlus::seed_from_u64(1);
     // 100 boids packed into a 20 x 20 square, pushed apart within 25 units.
     for _ in 0..100 {
-        let start = v(rng.random_range(-10.0..10.0), rng.random_range(-10.0..10.0));
+        let start = random_point(&mut rng, 10.0);
         spawn(
             &mut app,
             (at(start.x, start.y), Boid, Separation::new(25.0)),
@@ -244,7 +254,7 @@ fn alignment_brings_random_headings_into_line() {
     // 200 boids on a grid 20 apart (400 x 200), each seeing the others within 80 (about 50).
     for index in 0..200 {
         let start = v((index % 20) as f32 * 20.0, (index / 20) as f32 * 20.0);
-        let heading = from_angle(rng.random_range(0.0..TAU));
+        let heading = random_heading(&mut rng);
         spawn(
             &mut app,
             (
@@ -267,10 +277,7 @@ fn cohesion_draws_a_scattered_group_together() {
     let mut app = flock_app();
     let mut rng = Xoshiro128PlusPlus::seed_from_u64(3);
     for _ in 0..60 {
-        let start = v(
-            rng.random_range(-150.0..150.0),
-            rng.random_range(-150.0..150.0),
-        );
+        let start = random_point(&mut rng, 150.0);
         spawn(&mut app, (at(start.x, start.y), Boid, Cohesion::new(120.0)));
     }
     let before = spread_of(&mut app);
@@ -289,11 +296,8 @@ fn the_shared_walk_gives_the_forces_of_three_registrations_bit_for_bit() {
     let scene = |app: &mut App| {
         let mut rng = Xoshiro128PlusPlus::seed_from_u64(7);
         for index in 0..300 {
-            let start = v(
-                rng.random_range(-200.0..200.0),
-                rng.random_range(-200.0..200.0),
-            );
-            let heading = from_angle(rng.random_range(0.0..TAU)) * 60.0;
+            let start = random_point(&mut rng, 200.0);
+            let heading = random_heading(&mut rng) * 60.0;
             let mut boid = app
                 .world_mut()
                 .spawn((at(start.x, start.y), Velocity(heading), Boid));
@@ -356,11 +360,8 @@ fn neighbour_behaviours_registered_together_give_the_forces_of_one_system_each()
     let scene = |app: &mut App| {
         let mut rng = Xoshiro128PlusPlus::seed_from_u64(11);
         for index in 0..240 {
-            let start = v(
-                rng.random_range(-150.0..150.0),
-                rng.random_range(-150.0..150.0),
-            );
-            let heading = from_angle(rng.random_range(0.0..TAU)) * 60.0;
+            let start = random_point(&mut rng, 150.0);
+            let heading = random_heading(&mut rng) * 60.0;
             let mut boid = app.world_mut().spawn((
                 at(start.x, start.y),
                 Velocity(heading),
