@@ -133,7 +133,8 @@ fn run(door_width: f32, crowd: Crowd, queue: Option<Queue>, seed: u64) -> Outcom
 /// door is chaotic, and where Queue neither helps nor hinders, which of two runs gets one or two
 /// more through is a coin toss. Crossing both ways through the widest door, these seeds give 89
 /// against 89 in 2D and 87 against 89 in 3D (the same sums rounded differently send its crowds
-/// other ways); seeds 20 to 39 give 594 against 598 in 2D, 589 against 596 in 3D.
+/// other ways); the seeds below changed to 20 to 39 gave 594 against 598 in 2D, 589 against 596
+/// in 3D (a one-off run, `-- --nocapture` prints the counts).
 const CHAOS: f32 = 0.03;
 
 /// The crowd: radius 8, personal space 16 (`2 r`, as the docs recommend), the default
