@@ -82,6 +82,7 @@ pub mod spatial;
 pub mod stepping;
 pub mod systems;
 pub mod targets;
+mod tasks;
 #[cfg(test)]
 mod test_support;
 pub mod tunable;

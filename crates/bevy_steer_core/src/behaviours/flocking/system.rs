@@ -17,8 +17,9 @@ use crate::problems::{BehaviourKind, Finding, ReportedProblems, record};
 use crate::spatial::{Neighbours, SpatialIndex};
 use crate::stepping::NeighbourBehaviour;
 use crate::stepping::columns::{AgentColumns, BudgetColumns, log_not_dense, settle, table_jobs};
-use crate::stepping::jobs::{MIN_QUERYING_AGENTS_PER_JOB, agents_per_job, read, run_phases, write};
+use crate::stepping::jobs::{MIN_QUERYING_AGENTS_PER_JOB, agents_per_job};
 use crate::stepping::neighbours::{NeighbourScratch, neighbourhood_radius};
+use crate::tasks::{read, run_phases, write};
 
 type FlockAgents<'w, 's, M> = Query<
     'w,
