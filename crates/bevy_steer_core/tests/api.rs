@@ -45,6 +45,53 @@ fn the_spatial_index_follows_the_schedule_the_plugin_was_given() {
     assert_eq!(app.world().resource::<Found>().0, [1, 1, 1]);
 }
 
+/// Whether the index the plugin rebuilt equals one rebuilt entity by entity from the same query.
+#[derive(Resource, Default)]
+struct SameIndex(Option<(usize, bool)>);
+
+#[test]
+fn the_index_rebuilt_in_parts_on_the_pool_equals_one_rebuilt_entity_by_entity() {
+    // Enough entities for the rebuild to be cut into parts on the compute pool (when it has two
+    // threads or more), in two tables (with and without a velocity), some not finite.
+    let mut app = create_app(60.0);
+    app.add_plugins(SpatialIndexPlugin::<Marked>::new(20.0))
+        .init_resource::<SameIndex>()
+        .add_systems(
+            SteeringSchedule,
+            (|index: Res<SpatialIndex<Marked>>,
+              entities: Query<(Entity, &Transform, Option<&Velocity>), With<Marked>>,
+              mut same: ResMut<SameIndex>| {
+                let mut whole = SpatialIndex::<Marked>::new(20.0);
+                whole.rebuild_moving(entities.iter().map(|(entity, transform, velocity)| {
+                    Neighbour {
+                        entity,
+                        position: as_position(transform.translation),
+                        velocity: velocity.map_or(Vector::ZERO, |velocity| velocity.0),
+                    }
+                }));
+                let everywhere = |index: &SpatialIndex<Marked>| index.within(Vector::ZERO, 1e6);
+                let found = everywhere(&index);
+                same.0 = Some((found.len(), found == everywhere(&whole)));
+            })
+            .in_set(SteeringSystems::Decide),
+        );
+    for index in 0..12_000_u32 {
+        let mut position = from_angle(index as f32 * 0.37) * (index % 997) as f32;
+        if index % 1_001 == 5 {
+            position.x = f32::NAN;
+        }
+        let mut entity = app.world_mut().spawn((at(position.x, position.y), Marked));
+        if index % 3 == 0 {
+            entity.insert(Velocity(v(index as f32, -1.0)));
+        }
+    }
+    step(&mut app, 2);
+    assert_eq!(
+        app.world().resource::<SameIndex>().0,
+        Some((12_000 - 12, true))
+    );
+}
+
 #[test]
 fn steering_sets_in_another_schedule_are_found() {
     let mut app = create_app(60.0);

@@ -121,9 +121,12 @@ impl UniformGrid {
     /// The number of the cell at `in_cells` (a point measured in cells), clamped to the grid.
     #[inline]
     pub(crate) fn cell_at(&self, in_cells: Vector) -> usize {
-        self.cell(core::array::from_fn(|axis| {
-            (in_cells[axis] as usize).min(self.counts[axis] - 1)
-        }))
+        let mut number = 0;
+        for axis in (0..DIMENSIONS).rev() {
+            let cell = (in_cells[axis] as u32).min(self.counts[axis] as u32 - 1);
+            number = number * self.counts[axis] + cell as usize;
+        }
+        number
     }
 
     /// The cells from `low` to `high` (corners measured in cells), clamped to the grid. Float-to-int
@@ -188,7 +191,7 @@ impl UniformGrid {
 /// Where each cell's entries start in a list sorted by cell, the offsets of a counting sort: cell
 /// `c`'s entries are `starts[c]..starts[c + 1]`. Filled in two passes: [`count`](Self::count) each
 /// entry's cell, then [`accumulate`](Self::accumulate).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct CellStarts(Vec<u32>);
 
 impl CellStarts {
@@ -209,6 +212,25 @@ impl CellStarts {
         for cell in 1..self.0.len() {
             self.0[cell] += self.0[cell - 1];
         }
+    }
+
+    /// The starts of `cells` cells from the counts of entries per cell of the parts of a list
+    /// (`counts[part][cell]`), each part's counts turned into the part's first slot in each cell:
+    /// within a cell, the parts' entries follow one another in the parts' order, so a list cut
+    /// into parts sorts as it would whole.
+    pub(crate) fn of_parts(&mut self, cells: usize, counts: &mut [&mut Vec<u32>]) {
+        self.0.clear();
+        self.0.reserve(cells + 1);
+        let mut slot = 0;
+        for cell in 0..cells {
+            self.0.push(slot);
+            for part in counts.iter_mut() {
+                let count = part[cell];
+                part[cell] = slot;
+                slot += count;
+            }
+        }
+        self.0.push(slot);
     }
 
     /// Each cell's start (the cells' first free slots, before the entries are placed).

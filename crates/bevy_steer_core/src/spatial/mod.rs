@@ -84,9 +84,9 @@ pub struct SpatialIndex<M> {
     cells: Vec<u32>,
     part_counts: Vec<Vec<u32>>,
     order: Vec<AtomicU32>,
-    /// Each entity's slot, at its [`Entity::index_u32`], with the rebuild that wrote it, to tell a
-    /// current slot from one left by an entity that was not indexed this time (and the entry in
-    /// the slot tells the entity from another of the same index): what lets the flocking system step agents in the index's (cell) order. Kept only when that
+    /// Each entity's slot, at its [`Entity::index_u32`], with the entity and the rebuild that
+    /// wrote it, to tell a current slot from one left by an entity that was not indexed this time:
+    /// what lets the flocking system step agents in the index's (cell) order. Kept only when that
     /// system asks ([`keep_slots`](Self::keep_slots)): the table is as long as the largest entity
     /// index seen.
     slots_by_entity: SlotTable,
@@ -100,7 +100,7 @@ impl<M> SpatialIndex<M> {
     /// The bytes the index keeps per entity once it has grown (beside two `u32` per grid cell):
     /// the entry twice (in the order it came, and sorted by cell), its position once more (the
     /// column queries scan), its cell number and its place in the order of the sort.
-    /// (The table of slots by entity that the flocking system asks for, 8 bytes an entity
+    /// (The table of slots by entity that the flocking system asks for, 16 bytes an entity
     /// index, is sized by the largest [`Entity::index_u32`] indexed, not counted here.)
     pub const BYTES_PER_ENTITY: usize =
         2 * size_of::<Neighbour>() + size_of::<Vector>() + 2 * size_of::<u32>();
@@ -175,9 +175,7 @@ impl<M> SpatialIndex<M> {
     /// Where `entity` is in [`entries`](Self::entries): `None` when it is not indexed, was indexed
     /// twice, or the index does not [`keep_slots`](Self::keep_slots).
     pub(crate) fn slot_of(&self, entity: Entity) -> Option<usize> {
-        let slot = self.slots_by_entity.slot(entity, self.rebuilds)?;
-        // The entry tells the entity from another of the same index.
-        (self.entries.get(slot)?.entity == entity).then_some(slot)
+        self.slots_by_entity.slot(entity, self.rebuilds)
     }
 
     /// The indexed entities, cell by cell.
@@ -394,21 +392,15 @@ impl<M: Component> Neighbours<'_, '_, M> {
     }
 }
 
-/// Rebuilds [`SpatialIndex<M>`] from the current positions, on the compute pool when it has more
-/// than one thread and there are enough entities to pay for it (the same index, to the bit).
+/// Rebuilds [`SpatialIndex<M>`] from the current positions, read a table at a time, on the
+/// compute pool when it has more than one thread and there are enough entities to pay for it (the
+/// same index, to the bit).
 pub fn rebuild_spatial_index<M: Component>(
     mut index: ResMut<SpatialIndex<M>>,
     entities: Query<(Entity, &Transform, Option<&Velocity>), With<M>>,
 ) {
-    let pool = ComputeTaskPool::get();
-    let threads = working_threads(pool);
-    let tables: Vec<_> = match entities.contiguous_iter() {
-        Ok(tables) if threads > 1 => tables.collect(),
-        // A marker stored as a sparse set (or one thread): entity by entity.
-        _ => Vec::new(),
-    };
-    let rows: usize = tables.iter().map(|(entities, ..)| entities.len()).sum();
-    if rows < PARALLEL_REBUILD_LEAST {
+    let Ok(tables) = entities.contiguous_iter() else {
+        // A marker stored as a sparse set: entity by entity.
         return index.rebuild_moving(entities.iter().map(|(entity, transform, velocity)| {
             Neighbour {
                 entity,
@@ -416,7 +408,9 @@ pub fn rebuild_spatial_index<M: Component>(
                 velocity: velocity.map_or(Vector::ZERO, |velocity| velocity.0),
             }
         }));
-    }
+    };
+    let tables: Vec<_> = tables.collect();
+    let rows: usize = tables.iter().map(|(entities, ..)| entities.len()).sum();
     // Each part gathers its rows, which may span tables.
     let gather = |part: core::ops::Range<usize>, into: &mut [Neighbour]| {
         let mut extent = Extent::EMPTY;
@@ -439,9 +433,15 @@ pub fn rebuild_spatial_index<M: Component>(
         }
         extent
     };
-    index.sort_in_parts(rows, threads, &gather, &|items, step| {
-        run_phases(pool, items, step)
-    });
+    let pool = ComputeTaskPool::get();
+    let threads = working_threads(pool);
+    if threads > 1 && rows >= PARALLEL_REBUILD_LEAST {
+        index.sort_in_parts(rows, threads, &gather, &|items, step| {
+            run_phases(pool, items, step);
+        });
+    } else {
+        index.sort_in_parts(rows, 1, &gather, &sort::one_after_another);
+    }
 }
 
 /// Entities below which the index is rebuilt on one thread: fewer cost more in handing the parts
