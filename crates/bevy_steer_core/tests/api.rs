@@ -49,10 +49,17 @@ fn the_spatial_index_follows_the_schedule_the_plugin_was_given() {
 #[derive(Resource, Default)]
 struct SameIndex(Option<(usize, bool)>);
 
+/// Components that put the entities that have them in tables of their own.
+#[derive(Component)]
+struct OtherTable;
+#[derive(Component)]
+struct AnotherTable;
+
 #[test]
 fn the_index_rebuilt_in_parts_on_the_pool_equals_one_rebuilt_entity_by_entity() {
     // Enough entities for the rebuild to be cut into parts on the compute pool (when it has two
-    // threads or more), in two tables (with and without a velocity), some not finite.
+    // threads or more), in eight tables of different sizes (with and without a velocity and two
+    // other components), some not finite.
     let mut app = create_app(60.0);
     app.add_plugins(SpatialIndexPlugin::<Marked>::new(20.0))
         .init_resource::<SameIndex>()
@@ -83,6 +90,12 @@ fn the_index_rebuilt_in_parts_on_the_pool_equals_one_rebuilt_entity_by_entity() 
         let mut entity = app.world_mut().spawn((at(position.x, position.y), Marked));
         if index % 3 == 0 {
             entity.insert(Velocity(v(index as f32, -1.0)));
+        }
+        if index % 4 == 1 {
+            entity.insert(OtherTable);
+        }
+        if index % 7 == 3 {
+            entity.insert(AnotherTable);
         }
     }
     step(&mut app, 2);

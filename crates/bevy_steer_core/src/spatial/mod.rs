@@ -4,8 +4,9 @@
 //! and a `Transform`, rebuilt at the start of each steering step (in
 //! [`SteeringSystems::Index`]), so game logic in [`SteeringSystems::Decide`] and custom forces can
 //! ask it questions. It is a uniform grid over the entities' bounding box, filled by a counting
-//! sort: rebuilding costs time linear in the number of entities, and a query visits only the cells
-//! its circle overlaps.
+//! sort: rebuilding costs time linear in the number of entities (and is shared among the compute
+//! pool's threads, the same index whatever their number), and a query visits only the cells its
+//! circle overlaps.
 //!
 //! ```
 //! use bevy::prelude::*;
@@ -419,9 +420,10 @@ pub fn rebuild_spatial_index<M: Component>(
         for (entities, transforms, velocities) in &tables {
             let table = first..first + entities.len();
             first = table.end;
-            let rows =
-                part.start.max(table.start) - table.start..part.end.min(table.end) - table.start;
-            for (row, slot) in rows.zip(&mut into) {
+            // The part's rows within the table (none, for a table before or after the part).
+            let start = part.start.clamp(table.start, table.end);
+            let end = part.end.clamp(start, table.end);
+            for (row, slot) in (start - table.start..end - table.start).zip(&mut into) {
                 let mut entry = Neighbour {
                     entity: entities[row],
                     position: position_of(&transforms[row]),
