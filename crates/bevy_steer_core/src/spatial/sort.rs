@@ -7,8 +7,8 @@
 //! (within a cell, the parts' entries follow one another in the parts' order, so the sort is
 //! stable and its result does not depend on the number of parts); every part writes where each of
 //! its entries goes (4 bytes an entry, to a list that stays in cache); and every part fills a run of
-//! the sorted columns, front to back. Scattering whole entries instead took twice as long at
-//! 100 000 entries on one thread.
+//! the sorted columns, front to back. Scattering whole entries instead took 0.8 to 1.1 ms of a
+//! 100 000-entry rebuild on one thread, against 0.6 for the codes and the fill.
 
 use core::ops::Range;
 use core::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
