@@ -56,6 +56,44 @@ impl CellBox {
     }
 }
 
+/// The runs of consecutive cells of a [`CellBox`], row by row (and layer by layer): see
+/// [`UniformGrid::runs_of`].
+#[derive(Clone, Debug)]
+pub(crate) struct Runs {
+    /// The first cell of the next run.
+    first: usize,
+    /// A run's cells, less one.
+    width: usize,
+    /// Cell numbers from a row to the next.
+    row_step: usize,
+    /// Cell numbers from the row after a layer's last to the next layer's first row.
+    next_layer: usize,
+    rows: usize,
+    /// Runs left in this layer, and layers left after it.
+    rows_left: usize,
+    layers_left: usize,
+}
+
+impl Iterator for Runs {
+    type Item = (usize, usize);
+
+    #[inline]
+    fn next(&mut self) -> Option<(usize, usize)> {
+        if self.rows_left == 0 {
+            if self.layers_left == 0 {
+                return None;
+            }
+            self.layers_left -= 1;
+            self.rows_left = self.rows;
+            self.first += self.next_layer;
+        }
+        let run = (self.first, self.first + self.width);
+        self.rows_left -= 1;
+        self.first += self.row_step;
+        Some(run)
+    }
+}
+
 impl UniformGrid {
     /// A grid of no cells.
     pub(crate) const EMPTY: Self = Self {
@@ -149,26 +187,28 @@ impl UniformGrid {
     /// The runs of consecutive cells `cells` is made of, one per row (and layer): each run's first
     /// and last cell.
     ///
-    /// One counter over the rows (and layers) rather than nested `flat_map`s, which were left as
-    /// calls per item in the hot query loops after the change to arrays of axes.
+    /// Counters stepped by addition over the rows (and layers), rather than nested `flat_map`s
+    /// (left as calls per item in the hot query loops) or one counter split by division and
+    /// remainder (two integer divisions a run, a fifth of a hunter / prey query that finds its
+    /// cells empty).
     #[inline]
-    pub(crate) fn runs_of(&self, cells: CellBox) -> impl Iterator<Item = (usize, usize)> + use<> {
-        let grid = *self;
+    pub(crate) fn runs_of(&self, cells: CellBox) -> Runs {
         let rows = cells.last[1] + 1 - cells.first[1];
         // In 2D there is one layer.
         let layers = (cells.first.get(2))
             .zip(cells.last.get(2))
             .map_or(1, |(&first, &last)| last + 1 - first);
-        let width = cells.last[0] - cells.first[0];
-        (0..rows * layers).map(move |run| {
-            let mut cell = cells.first;
-            cell[1] += run % rows;
-            if let Some(layer) = cell.get_mut(2) {
-                *layer += run / rows;
-            }
-            let first = grid.cell(cell);
-            (first, first + width)
-        })
+        let row_step = self.counts[0];
+        Runs {
+            first: self.cell(cells.first),
+            width: cells.last[0] - cells.first[0],
+            row_step,
+            // From the row after a layer's last to the next layer's first.
+            next_layer: (row_step * self.counts[1]).saturating_sub(rows * row_step),
+            rows,
+            rows_left: rows,
+            layers_left: layers - 1,
+        }
     }
 
     /// The numbers of the cells of `cells`, row by row.
@@ -247,5 +287,43 @@ impl CellStarts {
     #[inline]
     pub(crate) fn of_cells(&self, first: usize, last: usize) -> Range<usize> {
         self.0[first] as usize..self.0[last + 1] as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn the_runs_of_a_box_are_its_cells_row_by_row_and_layer_by_layer(
+            counts in prop::array::uniform::<_, DIMENSIONS>(1_usize..7),
+            corners in prop::array::uniform::<_, DIMENSIONS>((0_usize..7, 0_usize..7)),
+        ) {
+            let grid = UniformGrid { counts, ..UniformGrid::EMPTY };
+            let cells = CellBox {
+                first: core::array::from_fn(|axis| corners[axis].0.min(corners[axis].1) % counts[axis]),
+                last: core::array::from_fn(|axis| corners[axis].0.max(corners[axis].1) % counts[axis]),
+            };
+            prop_assume!((0..DIMENSIONS).all(|axis| cells.first[axis] <= cells.last[axis]));
+            // Every cell of the box, the first axis fastest.
+            let mut expected = Vec::new();
+            let layers = if DIMENSIONS == 3 { cells.first[DIMENSIONS - 1]..=cells.last[DIMENSIONS - 1] } else { 0..=0 };
+            for layer in layers {
+                for row in cells.first[1]..=cells.last[1] {
+                    for column in cells.first[0]..=cells.last[0] {
+                        let mut cell = [column; DIMENSIONS];
+                        cell[1] = row;
+                        if let Some(third) = cell.get_mut(2) {
+                            *third = layer;
+                        }
+                        expected.push(grid.cell(cell));
+                    }
+                }
+            }
+            prop_assert_eq!(grid.cells_of(cells).collect::<Vec<_>>(), expected);
+            prop_assert_eq!(grid.runs_of(cells).count(), cells.area() / (cells.last[0] + 1 - cells.first[0]));
+        }
     }
 }
