@@ -56,6 +56,19 @@ pub struct Neighbour {
     pub velocity: Vector,
 }
 
+impl Neighbour {
+    /// An entity as the index keeps it: its position in `transform`, its velocity (zero without
+    /// one).
+    #[inline]
+    fn of(entity: Entity, transform: &Transform, velocity: Option<&Velocity>) -> Self {
+        Self {
+            entity,
+            position: position_of(transform),
+            velocity: velocity.map_or(Vector::ZERO, |velocity| velocity.0),
+        }
+    }
+}
+
 /// Entities with the marker `M`, indexed by position. See the [module docs](self).
 ///
 /// Read it in systems through [`Neighbours<M>`], which names the missing
@@ -155,16 +168,14 @@ impl<M> SpatialIndex<M> {
     /// their number.
     pub fn rebuild_moving(&mut self, items: impl IntoIterator<Item = Neighbour>) {
         // Gathered here, where the items are, and sorted in one part.
-        let mut unsorted = core::mem::take(&mut self.unsorted);
-        unsorted.clear();
+        self.unsorted.clear();
         let mut extent = Extent::EMPTY;
         for mut entry in items {
             if extent.take(&mut entry) {
-                unsorted.push(entry);
+                self.unsorted.push(entry);
             }
         }
-        let rows = unsorted.len();
-        self.unsorted = unsorted;
+        let rows = self.unsorted.len();
         self.sort_in_parts(rows, 1, &|_, _| extent, &sort::one_after_another);
     }
 
@@ -402,13 +413,10 @@ pub fn rebuild_spatial_index<M: Component>(
 ) {
     let Ok(tables) = entities.contiguous_iter() else {
         // A marker stored as a sparse set: entity by entity.
-        return index.rebuild_moving(entities.iter().map(|(entity, transform, velocity)| {
-            Neighbour {
-                entity,
-                position: position_of(transform),
-                velocity: velocity.map_or(Vector::ZERO, |velocity| velocity.0),
-            }
-        }));
+        return index.rebuild_moving(
+            (entities.iter())
+                .map(|(entity, transform, velocity)| Neighbour::of(entity, transform, velocity)),
+        );
     };
     let tables: Vec<_> = tables.collect();
     let rows: usize = tables.iter().map(|(entities, ..)| entities.len()).sum();
@@ -424,11 +432,8 @@ pub fn rebuild_spatial_index<M: Component>(
             let start = part.start.clamp(table.start, table.end);
             let end = part.end.clamp(start, table.end);
             for (row, slot) in (start - table.start..end - table.start).zip(&mut into) {
-                let mut entry = Neighbour {
-                    entity: entities[row],
-                    position: position_of(&transforms[row]),
-                    velocity: velocities.map_or(Vector::ZERO, |velocities| velocities[row].0),
-                };
+                let velocity = velocities.map(|velocities| &velocities[row]);
+                let mut entry = Neighbour::of(entities[row], &transforms[row], velocity);
                 extent.take(&mut entry);
                 *slot = entry;
             }
@@ -472,6 +477,17 @@ mod tests {
                 .map(|(i, &p)| (entity(i as u32 + 1), p)),
         );
         index
+    }
+
+    /// The entities `index` finds within `radius` of `point`, sorted.
+    fn sorted_within(index: &SpatialIndex<Marker>, point: Vector, radius: f32) -> Vec<Entity> {
+        let mut found: Vec<Entity> = index
+            .within(point, radius)
+            .iter()
+            .map(|n| n.entity)
+            .collect();
+        found.sort();
+        found
     }
 
     fn brute_force_within(points: &[Vector], point: Vector, radius: f32) -> Vec<Entity> {
@@ -558,13 +574,10 @@ mod tests {
         let points = [Vector::ZERO, v(cell_size, 0.0)];
         let index = index_of(&points, cell_size);
         let (query, radius) = (v(-1.533_660_8e-4, 0.0), 2.361_132e-4);
-        let mut found: Vec<Entity> = index
-            .within(query, radius)
-            .iter()
-            .map(|n| n.entity)
-            .collect();
-        found.sort();
-        assert_eq!(found, brute_force_within(&points, query, radius));
+        assert_eq!(
+            sorted_within(&index, query, radius),
+            brute_force_within(&points, query, radius)
+        );
     }
 
     #[test]
@@ -587,13 +600,10 @@ mod tests {
             (Vector::splat(1.0), 0.5),
             (Vector::X, 0.0),
         ] {
-            let mut found: Vec<Entity> = index
-                .within(point, radius)
-                .iter()
-                .map(|n| n.entity)
-                .collect();
-            found.sort();
-            assert_eq!(found, brute_force_within(&points, point, radius));
+            assert_eq!(
+                sorted_within(&index, point, radius),
+                brute_force_within(&points, point, radius)
+            );
         }
     }
 
