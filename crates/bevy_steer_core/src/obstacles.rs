@@ -217,7 +217,7 @@ impl ObstacleIndex {
         else {
             self.large.extend(0..self.obstacles.len() as u32);
             self.grid = UniformGrid::EMPTY;
-            self.cell_starts.clear(0);
+            self.cell_starts.of_parts(0, &mut []);
             return;
         };
         let cell_size = if self.cell_size > 0.0 && self.cell_size.is_finite() {
@@ -232,7 +232,7 @@ impl ObstacleIndex {
         self.grid = UniformGrid::covering(low, high, cell_size, most_cells);
         // Count, then place (a counting sort by cell).
         let grid = self.grid;
-        self.cell_starts.clear(grid.cell_count());
+        let mut next = vec![0; grid.cell_count()];
         let mut spans = Vec::with_capacity(self.obstacles.len());
         for (index, obstacle) in self.obstacles.iter().enumerate() {
             let (low, high) = obstacle.shape.bounds(obstacle.position);
@@ -242,13 +242,13 @@ impl ObstacleIndex {
                 spans.push(None);
                 continue;
             };
-            grid.cells_of(span)
-                .for_each(|cell| self.cell_starts.count(cell));
+            grid.cells_of(span).for_each(|cell| next[cell] += 1);
             spans.push(Some(span));
         }
-        self.cell_starts.accumulate();
+        // The counts become each cell's next free slot.
+        self.cell_starts
+            .of_parts(grid.cell_count(), &mut [&mut next]);
         self.cell_entries.resize(self.cell_starts.total(), u32::MAX);
-        let mut next = self.cell_starts.starts().to_vec();
         for (index, span) in spans.into_iter().enumerate() {
             for cell in span.into_iter().flat_map(|span| grid.cells_of(span)) {
                 self.cell_entries[next[cell] as usize] = index as u32;

@@ -229,31 +229,12 @@ impl UniformGrid {
 }
 
 /// Where each cell's entries start in a list sorted by cell, the offsets of a counting sort: cell
-/// `c`'s entries are `starts[c]..starts[c + 1]`. Filled in two passes: [`count`](Self::count) each
-/// entry's cell, then [`accumulate`](Self::accumulate).
+/// `c`'s entries are `starts[c]..starts[c + 1]`, made from the counts of entries per cell by
+/// [`of_parts`](Self::of_parts).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct CellStarts(Vec<u32>);
 
 impl CellStarts {
-    /// No entry in any of `cells` cells.
-    pub(crate) fn clear(&mut self, cells: usize) {
-        self.0.clear();
-        self.0.resize(cells + 1, 0);
-    }
-
-    /// Counts one more entry in `cell`.
-    #[inline]
-    pub(crate) fn count(&mut self, cell: usize) {
-        self.0[cell + 1] += 1;
-    }
-
-    /// Turns the counts into the starts.
-    pub(crate) fn accumulate(&mut self) {
-        for cell in 1..self.0.len() {
-            self.0[cell] += self.0[cell - 1];
-        }
-    }
-
     /// The starts of `cells` cells from the counts of entries per cell of the parts of a list
     /// (`counts[part][cell]`), each part's counts turned into the part's first slot in each cell:
     /// within a cell, the parts' entries follow one another in the parts' order, so a list cut
@@ -271,11 +252,6 @@ impl CellStarts {
             }
         }
         self.0.push(slot);
-    }
-
-    /// Each cell's start (the cells' first free slots, before the entries are placed).
-    pub(crate) fn starts(&self) -> &[u32] {
-        &self.0[..self.0.len() - 1]
     }
 
     /// The number of entries.
