@@ -7,7 +7,8 @@
 # scene through the plugin's public API: see examples/stress/scenes.rs), interleaved: for each
 # round, size and thread count, the loop then the plugin, or the plugin then the loop on odd rounds
 # (ABBA), one thread pinned to one core with `taskset`. Prints each run's median step and, per size
-# and thread count, the median over the rounds of each and their ratio.
+# and thread count, the median over the rounds of each and their ratio; then the same for the loop's
+# counting sort against the plugin's spatial index rebuild.
 #
 # The loop's README builds it with `target-cpu=native` (here AVX-512: 16 lanes), the plugin is built
 # for the default target (x86-64: SSE2, 4 lanes). So that the two kinds of gap can be told apart,
@@ -44,13 +45,18 @@ pin() {
     # One thread: pinned to one core, so that neither uses the other core's idle time.
     if [ "$1" = 1 ] && command -v taskset > /dev/null; then echo "taskset -c 0"; fi
 }
+# Each prints its median step, then the median time of its spatial grid's rebuild (the loop's
+# counting sort, the plugin's index rebuild from stress's split).
 run_loop() {
     $(pin "$2") "${3:-$loop_bin}" --agents "$1" --steps "$steps" --warmup "$warmup" --threads "$2" \
-        | sed -n 's/.*median_ms[=: ]*\([0-9.]*\).*/\1/p' | head -1
+        | sed -n 's/.*median_ms=\([0-9.]*\).*sort_med_ms=\([0-9.]*\).*/\1 \2/p' | head -1
 }
 run_plugin() {
     $(pin "$2") "$stress_bin" --scene reference --agents "$1" --steps "$steps" --warmup "$warmup" \
-        --threads "$2" 2> /dev/null | sed -n 's/^time per step: median \([0-9.]*\) ms.*/\1/p'
+        --threads "$2" 2> /dev/null | awk '
+            /^time per step: median/ { step = $5 }
+            /index rebuild/ { sub(",", "", $12); rebuild = $12 }
+            END { print step, rebuild }'
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
@@ -67,8 +73,9 @@ for round in $(seq 1 "$rounds"); do
                 b=$(run_plugin "$agents" "$threads")
                 c=$(run_loop "$agents" "$threads" "$default_loop_bin"); a=$(run_loop "$agents" "$threads")
             fi
-            echo "round $round, $agents boids, $threads thread(s): loop $a ms, loop x86-64 $c ms, plugin $b ms" >&2
-            echo "$agents $threads $a $b $c" >> "$results"
+            read -r a sort <<< "$a"; read -r b rebuild <<< "$b"; c=${c%% *}
+            echo "round $round, $agents boids, $threads thread(s): loop $a ms (sort $sort), loop x86-64 $c ms, plugin $b ms (index rebuild $rebuild)" >&2
+            echo "$agents $threads $a $b $c $sort $rebuild" >> "$results"
         done
     done
 done
@@ -77,10 +84,18 @@ echo "| boids | threads | loop (ms, median of $rounds) | loop x86-64 (ms) | plug
 echo "| --- | --- | --- | --- | --- | --- | --- |"
 for agents in $sizes; do
     for threads in $threads_list; do
-        a=$(awk -v n="$agents" -v t="$threads" '$1 == n && $2 == t { print $3 }' "$results" | median)
-        b=$(awk -v n="$agents" -v t="$threads" '$1 == n && $2 == t { print $4 }' "$results" | median)
-        c=$(awk -v n="$agents" -v t="$threads" '$1 == n && $2 == t { print $5 }' "$results" | median)
+        column() { awk -v n="$agents" -v t="$threads" -v k="$1" '$1 == n && $2 == t { print $k }' "$results" | median; }
         ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b / a }'; }
+        a=$(column 3); b=$(column 4); c=$(column 5)
         echo "| $agents | $threads | $a | $c | $b | $(ratio "$a" "$b") | $(ratio "$c" "$b") |"
+    done
+done
+echo
+echo "| boids | threads | loop's sort (ms, median of $rounds) | plugin's index rebuild (ms) | rebuild / sort |"
+echo "| --- | --- | --- | --- | --- |"
+for agents in $sizes; do
+    for threads in $threads_list; do
+        sort=$(column 6); rebuild=$(column 7)
+        echo "| $agents | $threads | $sort | $rebuild | $(ratio "$sort" "$rebuild") |"
     done
 done
