@@ -1,5 +1,6 @@
-//! Four vectors at once on SIMD lanes: the type the fast paths (wander, integration, facing,
-//! flocking) step four agents with, and the scalar functions of [`math`](super) for it.
+//! Vectors on SIMD lanes, one agent a lane: the type the fast paths (wander, integration, facing,
+//! flocking) step four agents with (the flocking scan as many as the CPU's registers hold: see
+//! [`wide`](super::wide)), and the scalar functions of [`math`](super) for it.
 //!
 //! One agent's update is a chain of dependent square roots, divisions and polynomial terms; four
 //! agents on the lanes of one `Vec4` run four chains for the price of one. The fast paths are for
@@ -13,8 +14,9 @@
 
 use core::ops::Range;
 
-use bevy::math::{BVec4A, Vec4};
+use bevy::math::Vec4;
 
+use super::wide::{LaneMask, Lanes};
 use super::{DIMENSIONS, Vector};
 
 /// How many agents one call steps.
@@ -34,81 +36,101 @@ pub(crate) fn lanes_of<T>(column: &[T], start: usize, value: impl Fn(&T) -> f32)
     Vec4::from_array(core::array::from_fn(|lane| value(&column[start + lane])))
 }
 
-/// Four [`Vector`]s, each axis's components on the lanes of one `Vec4`: `axes[0]` the x
-/// components, `axes[1]` the y (and in 3D `axes[2]` the z).
+/// [`Lanes::COUNT`] [`Vector`]s (four by default), each axis's components on the lanes of one
+/// [`Lanes`]: `axes[0]` the x components, `axes[1]` the y (and in 3D `axes[2]` the z).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct VectorLanes {
-    pub(crate) axes: [Vec4; DIMENSIONS],
+pub(crate) struct VectorLanes<L = Vec4> {
+    pub(crate) axes: [L; DIMENSIONS],
 }
 
-impl VectorLanes {
+impl<L: Lanes> VectorLanes<L> {
     pub(crate) const ZERO: Self = Self {
-        axes: [Vec4::ZERO; DIMENSIONS],
+        axes: [L::ZERO; DIMENSIONS],
     };
 
     /// Each axis's lanes from `axis(0)`, `axis(1)`...
-    #[inline]
-    fn from_axes(axis: impl FnMut(usize) -> Vec4) -> Self {
-        Self {
-            axes: core::array::from_fn(axis),
+    #[inline(always)]
+    fn from_axes(mut axis: impl FnMut(usize) -> L) -> Self {
+        // A loop rather than `array::from_fn`, whose closure calls were left as calls.
+        let mut axes = [L::ZERO; DIMENSIONS];
+        for (index, value) in axes.iter_mut().enumerate() {
+            *value = axis(index);
         }
+        Self { axes }
     }
 
-    /// The four vectors `vector(0)` to `vector(3)`.
-    #[inline]
+    /// The vectors `vector(0)`, `vector(1)`..., one a lane.
+    #[inline(always)]
     pub(crate) fn from_fn(vector: impl Fn(usize) -> Vector) -> Self {
-        let vectors = [vector(0), vector(1), vector(2), vector(3)];
-        Self::from_axes(|axis| Vec4::from_array(vectors.map(|vector| vector[axis])))
+        Self::from_axes(|axis| L::from_fn(|lane| vector(lane)[axis]))
     }
 
     /// `vector` on every lane.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn splat(vector: Vector) -> Self {
-        Self::from_axes(|axis| Vec4::splat(vector[axis]))
+        Self::from_axes(|axis| L::splat(vector[axis]))
     }
 
     /// The vector on `lane`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn lane(self, lane: usize) -> Vector {
-        Vector::from_array(self.axes.map(|axis| axis[lane]))
+        let mut vector = Vector::ZERO;
+        for (axis, lanes) in self.axes.into_iter().enumerate() {
+            vector[axis] = lanes.lane(lane);
+        }
+        vector
     }
 
-    /// Each axis's four components.
-    #[inline]
-    pub(crate) fn to_arrays(self) -> [[f32; LANES]; DIMENSIONS] {
-        self.axes.map(|axis| axis.to_array())
+    #[inline(always)]
+    pub(crate) fn scaled(self, factor: L) -> Self {
+        let mut axes = self.axes;
+        for axis in &mut axes {
+            *axis = *axis * factor;
+        }
+        Self { axes }
     }
 
-    #[inline]
-    pub(crate) fn scaled(self, factor: Vec4) -> Self {
-        Self::from_axes(|axis| self.axes[axis] * factor)
-    }
-
-    #[inline]
+    #[inline(always)]
     pub(crate) fn minus(self, other: Self) -> Self {
-        Self::from_axes(|axis| self.axes[axis] - other.axes[axis])
+        let mut axes = self.axes;
+        for (axis, other) in axes.iter_mut().zip(other.axes) {
+            *axis = *axis - other;
+        }
+        Self { axes }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn plus(self, other: Self) -> Self {
-        Self::from_axes(|axis| self.axes[axis] + other.axes[axis])
+        let mut axes = self.axes;
+        for (axis, other) in axes.iter_mut().zip(other.axes) {
+            *axis += other;
+        }
+        Self { axes }
     }
 
     /// Each vector negated.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn negated(self) -> Self {
-        Self::from_axes(|axis| -self.axes[axis])
+        let mut axes = self.axes;
+        for axis in &mut axes {
+            *axis = -*axis;
+        }
+        Self { axes }
     }
 
     /// Each vector divided by its lane of `divisor`.
-    #[inline]
-    pub(crate) fn divided(self, divisor: Vec4) -> Self {
-        Self::from_axes(|axis| self.axes[axis] / divisor)
+    #[inline(always)]
+    pub(crate) fn divided(self, divisor: L) -> Self {
+        let mut axes = self.axes;
+        for axis in &mut axes {
+            *axis = *axis / divisor;
+        }
+        Self { axes }
     }
 
     /// Each lane's dot product with `other`'s, in `Vector::dot`'s order (x first).
-    #[inline]
-    pub(crate) fn dot(self, other: Self) -> Vec4 {
+    #[inline(always)]
+    pub(crate) fn dot(self, other: Self) -> L {
         let mut sum = self.axes[0] * other.axes[0];
         for axis in 1..DIMENSIONS {
             sum += self.axes[axis] * other.axes[axis];
@@ -117,45 +139,49 @@ impl VectorLanes {
     }
 
     /// `x * x + y * y` (`+ z * z`), as `Vector::length_squared` computes it.
-    #[inline]
-    pub(crate) fn length_squared(self) -> Vec4 {
+    #[inline(always)]
+    pub(crate) fn length_squared(self) -> L {
         self.dot(self)
     }
 
-    #[inline]
-    pub(crate) fn is_zero(self) -> BVec4A {
-        self.axes.iter().fold(BVec4A::splat(true), |zero, axis| {
-            zero & axis.cmpeq(Vec4::ZERO)
+    #[inline(always)]
+    pub(crate) fn is_zero(self) -> L::Mask {
+        self.axes.iter().fold(L::Mask::splat(true), |zero, axis| {
+            zero & axis.cmpeq(L::ZERO)
         })
     }
 
-    #[inline]
-    pub(crate) fn is_finite(self) -> BVec4A {
-        self.axes.iter().fold(BVec4A::splat(true), |finite, axis| {
+    #[inline(always)]
+    pub(crate) fn is_finite(self) -> L::Mask {
+        self.axes.iter().fold(L::Mask::splat(true), |finite, axis| {
             finite & axis.is_finite_mask()
         })
     }
 
-    #[inline]
-    pub(crate) fn select(mask: BVec4A, if_true: Self, if_false: Self) -> Self {
-        Self::from_axes(|axis| Vec4::select(mask, if_true.axes[axis], if_false.axes[axis]))
+    #[inline(always)]
+    pub(crate) fn select(mask: L::Mask, if_true: Self, if_false: Self) -> Self {
+        let mut axes = if_false.axes;
+        for (axis, chosen) in axes.iter_mut().zip(if_true.axes) {
+            *axis = L::select(mask, chosen, *axis);
+        }
+        Self { axes }
     }
 }
 
 /// Lanes whose value is a normal `f32` (not zero, subnormal, infinite or NaN), for values that are
 /// not negative.
-#[inline]
-pub(crate) fn is_normal(value: Vec4) -> BVec4A {
-    value.cmpge(Vec4::splat(f32::MIN_POSITIVE)) & value.cmplt(Vec4::INFINITY)
+#[inline(always)]
+pub(crate) fn is_normal<L: Lanes>(value: L) -> L::Mask {
+    value.is_normal_mask()
 }
 
 /// [`truncate`](super::truncate) for the lanes where it needs no special case (a squared length that is normal,
 /// or a zero vector), with those lanes marked. `max` must not be negative.
-#[inline]
-pub(crate) fn truncate(vector: VectorLanes, max: Vec4) -> (VectorLanes, BVec4A) {
+#[inline(always)]
+pub(crate) fn truncate<L: Lanes>(vector: VectorLanes<L>, max: L) -> (VectorLanes<L>, L::Mask) {
     let squared = vector.length_squared();
     let length = squared.sqrt();
-    let shortened = VectorLanes::from_axes(|axis| vector.axes[axis] / length * max);
+    let shortened = vector.divided(length).scaled(max);
     let common = is_normal(squared) | vector.is_zero();
     (
         VectorLanes::select(length.cmple(max), vector, shortened),
@@ -163,10 +189,10 @@ pub(crate) fn truncate(vector: VectorLanes, max: Vec4) -> (VectorLanes, BVec4A) 
     )
 }
 
-/// [`direction_or_zero`](super::direction_or_zero) for the lanes where it needs no special case (a squared length that
-/// is normal, or a zero vector), with those lanes marked.
-#[inline]
-pub(crate) fn direction_or_zero(vector: VectorLanes) -> (VectorLanes, BVec4A) {
+/// [`direction_or_zero`](super::direction_or_zero) for the lanes where it needs no special case (a squared length
+/// that is normal, or a zero vector), with those lanes marked.
+#[inline(always)]
+pub(crate) fn direction_or_zero<L: Lanes>(vector: VectorLanes<L>) -> (VectorLanes<L>, L::Mask) {
     let squared = vector.length_squared();
     let zero = vector.is_zero();
     let unit = vector.scaled(squared.sqrt().recip());

@@ -19,6 +19,7 @@ pub mod dim2;
 pub mod dim3;
 pub(crate) mod grid;
 pub(crate) mod lanes;
+pub(crate) mod wide;
 
 #[cfg(feature = "2d")]
 pub use dim2::{

@@ -1,7 +1,8 @@
-//! The flocking rules' neighbour sums and forces for four agents at once, on SIMD lanes.
+//! The flocking rules' neighbour sums and forces for a group of agents at once, one a SIMD lane:
+//! four, or 8 or 16 where the CPU has AVX2 or AVX-512 ([`on_widest_lanes`](crate::math::wide::on_widest_lanes)).
 //!
 //! Four boids of neighbouring cells share one pass over their cells, each entry tested against
-//! all four at once. Every setting of the rules is taken: a field of view (each rule's cone tested
+//! all of them at once. Every setting of the rules is taken: a field of view (each rule's cone tested
 //! per entry), separation by distance (each neighbour's push added per entry) and the classic
 //! alignment and cohesion (alignment's neighbours counted per entry) as well as the defaults. This
 //! is the fast path for the common case only: [`flock_forces`] marks the lanes that need one of
@@ -12,10 +13,11 @@
 //! and without fused multiply-adds, so a lane's result has the same bits as the scalar path's: an
 //! agent moves the same whichever path steps it.
 
-use bevy::math::{BVec4A, Vec4};
+use bevy::math::Vec4;
 
 use crate::math::grid::CellBox;
-use crate::math::lanes::{LANES, VectorLanes, direction_or_zero, is_normal, truncate};
+use crate::math::lanes::{VectorLanes, direction_or_zero, is_normal, truncate};
+use crate::math::wide::{LaneMask, Lanes, MOST_LANES};
 use crate::math::{self, DIMENSIONS, Vector};
 use crate::spatial::{Neighbour, SpatialIndex};
 
@@ -103,94 +105,109 @@ impl FlockAgent {
     }
 }
 
+/// Slots below this go on the lanes: their bits are those of an `f32` that is not NaN.
+pub(crate) const MOST_SLOTS: usize = 0x7f80_0000;
+
+/// `slot` (below [`MOST_SLOTS`]) on a lane: the `f32` with its bits, which equals only the `f32`
+/// of the same slot (no NaN, and no zero but slot 0's), so that one comparison of lanes finds the
+/// lane whose agent has the slot.
+#[inline(always)]
+fn slot_lane(slot: usize) -> f32 {
+    f32::from_bits(slot as u32)
+}
+
+/// `[value(0), value(1), value(2)]`, one for each rule: `array::from_fn` left its closure as a
+/// call in the wider lanes' code.
+#[inline(always)]
+fn per_rule<T>(mut value: impl FnMut(usize) -> T) -> [T; 3] {
+    [value(0), value(1), value(2)]
+}
+
 /// Per lane, the sums of the neighbours' offsets (`neighbour - agent`, for separation by the
 /// mean) or pushes (separation by distance), velocities (alignment) and positions (cohesion), each
 /// over its rule's neighbours, and the counts of cohesion's and, for the lanes that match the mean
 /// velocity, alignment's (the rules that take a mean rather than a direction).
-pub(crate) struct FlockSums {
+pub(crate) struct FlockSums<L: Lanes = Vec4> {
     /// The agents' own positions.
-    agents: VectorLanes,
-    radii_squared: [Vec4; 3],
+    agents: VectorLanes<L>,
+    /// The agents' own slots, each as the `f32` with its bits ([`slot_lane`]); NaN on unused
+    /// lanes.
+    own_slots: L,
+    radii_squared: [L; 3],
     /// The lanes that separate by distance, and their separation radii.
-    by_distance: BVec4A,
+    by_distance: L::Mask,
     /// The lanes that align with the mean velocity.
-    mean_velocity: BVec4A,
-    separation_radius: Vec4,
+    mean_velocity: L::Mask,
+    separation_radius: L,
     /// The agents' headings (`direction_or_zero` of their velocities), for the cones.
-    heading: VectorLanes,
+    heading: VectorLanes<L>,
     /// Each rule's lanes that see all round (no cone, or an agent at rest); for the others, the
     /// squares of the cosines of half their fields of view, and which of them see half a turn or
     /// more (the cosine not positive) and more than half a turn (negative).
-    all_round: [BVec4A; 3],
-    view_cos_squared: [Vec4; 3],
-    half_turn_or_more: [BVec4A; 3],
-    over_half_turn: [BVec4A; 3],
+    all_round: [L::Mask; 3],
+    view_cos_squared: [L; 3],
+    half_turn_or_more: [L::Mask; 3],
+    over_half_turn: [L::Mask; 3],
     /// Whether every lane's three rules have the same field of view (Reynolds' one neighbourhood),
     /// so that one cone test serves them all.
     one_cone: bool,
     /// The lanes where an entry's push needed one of the scalar path's special cases (a squared
     /// distance that is subnormal, or that under- or overflows): not valid.
-    uncommon: BVec4A,
+    uncommon: L::Mask,
     /// Separation's, alignment's and cohesion's, in that order.
-    sums: [VectorLanes; 3],
+    sums: [VectorLanes<L>; 3],
     /// Alignment's neighbours (counted only when a lane matches the mean velocity) and cohesion's,
     /// as an `f32` counts them exactly.
-    counts: [Vec4; 2],
+    counts: [L; 2],
     /// The same in whole numbers: the `f32` counts are moved here before they could stop counting
-    /// exactly.
-    whole_counts: [[u32; LANES]; 2],
+    /// exactly. Lanes from [`Lanes::COUNT`] on unused.
+    whole_counts: [[u32; MOST_LANES]; 2],
     /// Candidates scanned since the count was last moved.
     uncounted: usize,
 }
 
-impl FlockSums {
+impl<L: Lanes> FlockSums<L> {
     /// Candidates one [`scan`](Self::scan) takes at most: far fewer than the 2^24 up to which an
     /// `f32` counts exactly.
     const MOST_SCANNED: usize = 1 << 20;
 
-    /// Adds the entries of `positions` and `entries` (the same slots) to the sums of the lanes
-    /// `keep` marks, each where the entry is within the lane's rule's radius (and, with `CONES`,
-    /// its field of view). With `PUSHES`, the lanes that separate by distance add each
+    /// Adds the entries of `positions` and `entries` (the same slots, from `first_slot` on) to
+    /// the sums of the lanes, each where the entry is within the lane's rule's radius (and, with
+    /// `CONES`, its field of view) and is not the lane's agent itself. With `PUSHES`, the lanes that separate by distance add each
     /// neighbour's push rather than its offset. With `MEANS`, alignment's neighbours are counted.
     /// All off, the scan does only what the default settings need.
-    #[inline]
+    #[inline(always)]
     fn scan<const PUSHES: bool, const CONES: bool, const MEANS: bool>(
         &mut self,
+        first_slot: usize,
         positions: &[Vector],
         entries: &[Neighbour],
-        keep: BVec4A,
     ) {
-        for (positions, entries) in positions
+        let chunks = positions
             .chunks(Self::MOST_SCANNED)
-            .zip(entries.chunks(Self::MOST_SCANNED))
-        {
+            .zip(entries.chunks(Self::MOST_SCANNED));
+        for (chunk, (positions, entries)) in chunks.enumerate() {
+            let first_slot = first_slot + chunk * Self::MOST_SCANNED;
             if self.uncounted + positions.len() > Self::MOST_SCANNED {
                 self.count_up();
             }
             self.uncounted += positions.len();
-            for (&position, entry) in positions.iter().zip(entries) {
+            // Added up in locals, kept in registers, rather than in `self`, which the compiler
+            // stored back after every entry.
+            let (mut sums, mut counts, mut uncommon) = (self.sums, self.counts, self.uncommon);
+            for (at, (&position, entry)) in positions.iter().zip(entries).enumerate() {
+                let keep = !self.own_slots.cmpeq(L::splat(slot_lane(first_slot + at)));
                 let candidate = VectorLanes::splat(position);
                 // `neighbour - agent`, and its squared length as `distance_squared` computes it.
                 let offset = candidate.minus(self.agents);
                 let distance_squared = offset.length_squared();
-                let [mut separation, mut alignment, mut cohesion] = self
-                    .radii_squared
-                    .map(|radius_squared| distance_squared.cmple(radius_squared) & keep);
-                // `length` of the offset (or of `agent - neighbour`, whose square has the same
-                // bits) is the square root of the square where that is normal, and zero for a
-                // zero offset; the other lanes need the scalar path's special case when they use
-                // it. Only pushes need it: the default scan and the cones take no square root.
-                let distance_and_exact = || {
-                    (
-                        distance_squared.sqrt(),
-                        is_normal(distance_squared) | offset.is_zero(),
-                    )
-                };
+                let [mut separation, mut alignment, mut cohesion] =
+                    per_rule(|rule| distance_squared.cmple(self.radii_squared[rule]) & keep);
                 if CONES {
                     // `in_field_of_view`, squared: no square root.
                     let along = offset.dot(self.heading);
                     let along_squared = along * along;
-                    let ahead = along.cmpge(Vec4::ZERO);
+                    let ahead = along.cmpge(L::ZERO);
                     let seen = |rule: usize| {
                         let bound = distance_squared * self.view_cos_squared[rule];
                         self.all_round[rule]
@@ -211,42 +228,49 @@ impl FlockSums {
                 }
                 // Adding a zero leaves a sum's bits as they are: the sums start at +0 and so are
                 // never -0.
-                let add = |sum: VectorLanes, neighbour, term| {
+                let add = |sum: VectorLanes<L>, neighbour, term| {
                     sum.plus(VectorLanes::select(neighbour, term, VectorLanes::ZERO))
                 };
                 let separation_term = if PUSHES {
                     // `separation_by_distance`: `direction_or_zero(away) * (radius / distance)`,
-                    // nothing from a neighbour on the agent's point.
-                    let (distance, exact) = distance_and_exact();
-                    let away = self.agents.minus(candidate);
-                    self.uncommon |= separation & self.by_distance & !exact;
-                    let push = away
+                    // nothing from a neighbour on the agent's point. `length` of the offset (or of
+                    // `agent - neighbour`, whose square has the same bits) is the square root of
+                    // the square where that is normal, and zero for a zero offset; the other lanes
+                    // need the scalar path's special case when they use it.
+                    let distance = distance_squared.sqrt();
+                    let normal = is_normal(distance_squared);
+                    let exact = normal | offset.is_zero();
+                    uncommon |= separation & self.by_distance & !exact;
+                    // `away` is `-offset`, the same bits as `agent - neighbour`.
+                    let push = offset
+                        .negated()
                         .scaled(distance.recip())
                         .scaled(self.separation_radius / distance);
-                    let push =
-                        VectorLanes::select(is_normal(distance_squared), push, VectorLanes::ZERO);
+                    let push = VectorLanes::select(normal, push, VectorLanes::ZERO);
                     VectorLanes::select(self.by_distance, push, offset)
                 } else {
                     offset
                 };
-                self.sums[0] = add(self.sums[0], separation, separation_term);
-                self.sums[1] = add(self.sums[1], alignment, VectorLanes::splat(entry.velocity));
-                self.sums[2] = add(self.sums[2], cohesion, candidate);
+                sums[0] = add(sums[0], separation, separation_term);
+                sums[1] = add(sums[1], alignment, VectorLanes::splat(entry.velocity));
+                sums[2] = add(sums[2], cohesion, candidate);
                 if MEANS {
-                    self.counts[0] += Vec4::select(alignment, Vec4::ONE, Vec4::ZERO);
+                    counts[0] += L::select(alignment, L::ONE, L::ZERO);
                 }
-                self.counts[1] += Vec4::select(cohesion, Vec4::ONE, Vec4::ZERO);
+                counts[1] += L::select(cohesion, L::ONE, L::ZERO);
             }
+            (self.sums, self.counts, self.uncommon) = (sums, counts, uncommon);
         }
     }
 
     /// Moves the `f32` counts to the whole ones.
+    #[inline(always)]
     fn count_up(&mut self) {
         for (wholes, counts) in self.whole_counts.iter_mut().zip(&mut self.counts) {
-            for (whole, count) in wholes.iter_mut().zip(counts.to_array()) {
-                *whole += count as u32;
+            for (lane, whole) in wholes[..L::COUNT].iter_mut().enumerate() {
+                *whole += counts.lane(lane) as u32;
             }
-            *counts = Vec4::ZERO;
+            *counts = L::ZERO;
         }
         self.uncounted = 0;
     }
@@ -269,26 +293,34 @@ impl FlockSums {
     }
 }
 
-/// The three flocking rules' sums over the neighbours of up to four agents, given with their slots
-/// in `index`: the entries within each rule's radius, the agent itself left out,
+/// The three flocking rules' sums over the neighbours of up to [`Lanes::COUNT`] agents, given
+/// with their slots in `index`: the entries within each rule's radius, the agent itself left out,
 /// in the index's order, so that the sums have the bits of those the rules add up over the
 /// neighbours a walk of the index (`for_each_within`) finds. `cells` must hold the cell boxes of
 /// every agent's reach.
 ///
-/// One pass over the cells serves the four, testing each entry against all of them at once: the
+/// One pass over the cells serves the group, testing each entry against all of them at once: the
 /// flocking system steps agents in the index's order, so that agents of one group are close.
-pub(crate) fn flock_sums<M>(
+#[inline(always)]
+pub(crate) fn flock_sums<M, L: Lanes>(
     index: &SpatialIndex<M>,
     cells: CellBox,
     agents: &[FlockAgent],
-) -> FlockSums {
+) -> FlockSums<L> {
     let lane = |lane: usize| agents.get(lane);
-    let lanes = |value: &dyn Fn(&FlockAgent) -> f32, unused: f32| {
-        Vec4::from_array(core::array::from_fn(|k| lane(k).map_or(unused, value)))
-    };
-    let mask = |value: &dyn Fn(&FlockAgent) -> bool| {
-        BVec4A::from_array(core::array::from_fn(|k| lane(k).is_some_and(value)))
-    };
+    // Generic rather than `dyn`, so that each is inlined.
+    #[inline(always)]
+    fn lanes<L: Lanes>(
+        agents: &[FlockAgent],
+        value: impl Fn(&FlockAgent) -> f32,
+        unused: f32,
+    ) -> L {
+        L::from_fn(|k| agents.get(k).map_or(unused, &value))
+    }
+    #[inline(always)]
+    fn mask<L: Lanes>(agents: &[FlockAgent], holds: impl Fn(&FlockAgent) -> bool) -> L::Mask {
+        L::Mask::from_fn(|k| agents.get(k).is_some_and(&holds))
+    }
     let pushes = agents.iter().any(FlockAgent::pushes_by_distance);
     let cones = agents.iter().any(FlockAgent::has_cone);
     let means = agents.iter().any(FlockAgent::matches_mean_velocity);
@@ -305,113 +337,100 @@ pub(crate) fn flock_sums<M>(
     let mut sums = FlockSums {
         // An unused lane's NaN position finds no neighbour.
         agents: VectorLanes::from_fn(|k| lane(k).map_or(Vector::NAN, |agent| agent.position)),
+        own_slots: lanes(agents, |agent| slot_lane(agent.slot as usize), f32::NAN),
         // NaN, for a rule off or an unused lane, counts no neighbour.
-        radii_squared: core::array::from_fn(|rule| {
-            lanes(&|agent| agent.radii[rule] * agent.radii[rule], f32::NAN)
+        radii_squared: per_rule(|rule| {
+            lanes(
+                agents,
+                |agent| agent.radii[rule] * agent.radii[rule],
+                f32::NAN,
+            )
         }),
-        by_distance: mask(&|agent| agent.uses(FlockAgent::BY_DISTANCE)),
-        mean_velocity: mask(&|agent| agent.uses(FlockAgent::MEAN_VELOCITY)),
-        separation_radius: lanes(&|agent| agent.radii[0], f32::NAN),
+        by_distance: mask::<L>(agents, |agent| agent.uses(FlockAgent::BY_DISTANCE)),
+        mean_velocity: mask::<L>(agents, |agent| agent.uses(FlockAgent::MEAN_VELOCITY)),
+        separation_radius: lanes(agents, |agent| agent.radii[0], f32::NAN),
         heading,
-        all_round: core::array::from_fn(|rule| {
-            mask(&|agent| agent.view_cos[rule] <= -1.0) | at_rest
+        all_round: per_rule(|rule| {
+            mask::<L>(agents, |agent| agent.view_cos[rule] <= -1.0) | at_rest
         }),
-        view_cos_squared: core::array::from_fn(|rule| {
-            lanes(&|agent| agent.view_cos[rule] * agent.view_cos[rule], 1.0)
+        view_cos_squared: per_rule(|rule| {
+            lanes(
+                agents,
+                |agent| agent.view_cos[rule] * agent.view_cos[rule],
+                1.0,
+            )
         }),
-        half_turn_or_more: core::array::from_fn(|rule| mask(&|agent| agent.view_cos[rule] <= 0.0)),
-        over_half_turn: core::array::from_fn(|rule| mask(&|agent| agent.view_cos[rule] < 0.0)),
+        half_turn_or_more: per_rule(|rule| mask::<L>(agents, |agent| agent.view_cos[rule] <= 0.0)),
+        over_half_turn: per_rule(|rule| mask::<L>(agents, |agent| agent.view_cos[rule] < 0.0)),
         one_cone: agents.iter().all(|agent| {
             let [separation, alignment, cohesion] = agent.view_cos.map(f32::to_bits);
             separation == alignment && alignment == cohesion
         }),
-        uncommon: BVec4A::splat(false),
+        uncommon: L::Mask::splat(false),
         sums: [VectorLanes::ZERO; 3],
-        counts: [Vec4::ZERO; 2],
-        whole_counts: [[0; LANES]; 2],
+        counts: [L::ZERO; 2],
+        whole_counts: [[0; MOST_LANES]; 2],
         uncounted: 0,
     };
-    let mut own_slots: [(usize, usize); LANES] = core::array::from_fn(|k| {
-        agents
-            .get(k)
-            .map_or((usize::MAX, k), |agent| (agent.slot as usize, k))
-    });
-    own_slots.sort_unstable();
     // One scan for each combination, so that the default settings' does nothing more.
     match (pushes, cones, means) {
-        (false, false, false) => sums.add_cells::<false, false, false, M>(index, cells, &own_slots),
-        (true, false, false) => sums.add_cells::<true, false, false, M>(index, cells, &own_slots),
-        (false, true, false) => sums.add_cells::<false, true, false, M>(index, cells, &own_slots),
-        (true, true, false) => sums.add_cells::<true, true, false, M>(index, cells, &own_slots),
-        (false, false, true) => sums.add_cells::<false, false, true, M>(index, cells, &own_slots),
-        (true, false, true) => sums.add_cells::<true, false, true, M>(index, cells, &own_slots),
-        (false, true, true) => sums.add_cells::<false, true, true, M>(index, cells, &own_slots),
-        (true, true, true) => sums.add_cells::<true, true, true, M>(index, cells, &own_slots),
+        (false, false, false) => sums.add_cells::<false, false, false, M>(index, cells),
+        (true, false, false) => sums.add_cells::<true, false, false, M>(index, cells),
+        (false, true, false) => sums.add_cells::<false, true, false, M>(index, cells),
+        (true, true, false) => sums.add_cells::<true, true, false, M>(index, cells),
+        (false, false, true) => sums.add_cells::<false, false, true, M>(index, cells),
+        (true, false, true) => sums.add_cells::<true, false, true, M>(index, cells),
+        (false, true, true) => sums.add_cells::<false, true, true, M>(index, cells),
+        (true, true, true) => sums.add_cells::<true, true, true, M>(index, cells),
     }
     sums.count_up();
     sums
 }
 
-impl FlockSums {
-    /// Scans the entries of `cells` (see [`scan`](Self::scan)), each agent's own slot (in
-    /// `own_slots`, sorted, with its lane) added to the other lanes only.
+impl<L: Lanes> FlockSums<L> {
+    /// Scans the entries of `cells` (see [`scan`](Self::scan)).
+    #[inline(always)]
     fn add_cells<const PUSHES: bool, const CONES: bool, const MEANS: bool, M>(
         &mut self,
         index: &SpatialIndex<M>,
         cells: CellBox,
-        own_slots: &[(usize, usize); LANES],
     ) {
         let (positions, entries) = (index.positions(), index.entries());
         for slots in index.slot_runs(cells) {
-            // The agents' own slots split the row: each is added to the other lanes only.
-            let mut next = slots.start;
-            for &(own, own_lane) in own_slots.iter().filter(|(own, _)| slots.contains(own)) {
-                self.scan::<PUSHES, CONES, MEANS>(
-                    &positions[next..own],
-                    &entries[next..own],
-                    BVec4A::splat(true),
-                );
-                let others = BVec4A::from_array(core::array::from_fn(|k| k != own_lane));
-                self.scan::<PUSHES, CONES, MEANS>(
-                    &positions[own..=own],
-                    &entries[own..=own],
-                    others,
-                );
-                next = own + 1;
-            }
             self.scan::<PUSHES, CONES, MEANS>(
-                &positions[next..slots.end],
-                &entries[next..slots.end],
-                BVec4A::splat(true),
+                slots.start,
+                &positions[slots.clone()],
+                &entries[slots],
             );
         }
     }
 }
 
-/// The agent on `lane` of up to four `agents`; unused lanes take the last agent.
-#[inline]
+/// The agent on `lane` of up to [`Lanes::COUNT`] `agents`; unused lanes take the last agent.
+#[inline(always)]
 fn on_lane(agents: &[FlockAgent], lane: usize) -> &FlockAgent {
     &agents[lane.min(agents.len() - 1)]
 }
 
-/// `value` of each of up to four agents, one per lane (see [`on_lane`]).
-#[inline]
-fn each(agents: &[FlockAgent], value: impl Fn(&FlockAgent) -> f32) -> Vec4 {
-    Vec4::from_array(core::array::from_fn(|lane| value(on_lane(agents, lane))))
+/// `value` of each of the `agents`, one per lane (see [`on_lane`]).
+#[inline(always)]
+fn each<L: Lanes>(agents: &[FlockAgent], value: impl Fn(&FlockAgent) -> f32) -> L {
+    L::from_fn(|lane| value(on_lane(agents, lane)))
 }
 
-/// The weighted forces of separation, alignment and cohesion (in that order) on up to four agents
-/// from their rules' neighbour sums, as [`flock_sums`] gives them: for each lane where no step
-/// needs one of the scalar path's special cases, the forces the rules' `force_from_*` functions
-/// give times the weights, to the bit; the other lanes are marked not valid.
-pub(crate) fn flock_forces(agents: &[FlockAgent], sums: &FlockSums) -> FlockForces {
+/// The weighted forces of separation, alignment and cohesion (in that order) on up to
+/// [`Lanes::COUNT`] agents from their rules' neighbour sums, as [`flock_sums`] gives them: for
+/// each lane where no step needs one of the scalar path's special cases, the forces the rules'
+/// `force_from_*` functions give times the weights, to the bit; the other lanes are marked not
+/// valid.
+#[inline(always)]
+pub(crate) fn flock_forces<L: Lanes>(agents: &[FlockAgent], sums: &FlockSums<L>) -> FlockForces {
     // Unused lanes take the last agent's values, and are not read.
-    let position = VectorLanes::from_fn(|lane| on_lane(agents, lane).position);
-    let velocity = VectorLanes::from_fn(|lane| on_lane(agents, lane).velocity);
-    let max_speed = each(agents, |agent| agent.max_speed);
-    let strength: [Vec4; 3] =
-        core::array::from_fn(|rule| each(agents, |agent| agent.strengths[rule]));
-    let weight: [Vec4; 3] = core::array::from_fn(|rule| each(agents, |agent| agent.weights[rule]));
+    let position = VectorLanes::<L>::from_fn(|lane| on_lane(agents, lane).position);
+    let velocity = VectorLanes::<L>::from_fn(|lane| on_lane(agents, lane).velocity);
+    let max_speed: L = each(agents, |agent| agent.max_speed);
+    let strength: [L; 3] = per_rule(|rule| each(agents, |agent| agent.strengths[rule]));
+    let weight: [L; 3] = per_rule(|rule| each(agents, |agent| agent.weights[rule]));
     // Separation by the mean: away from the offsets' sum (the direction of their mean), unit
     // length, times the strength; zero with no neighbour, whose sum is zero. By distance: the
     // pushes' sum times the strength.
@@ -426,14 +445,19 @@ pub(crate) fn flock_forces(agents: &[FlockAgent], sums: &FlockSums) -> FlockForc
     let (steer, steer_common) = truncate(heading.scaled(max_speed).minus(velocity), strength[1]);
     let no_heading = heading.is_zero();
     let means = sums.mean_velocity;
+    let count_of = |counts: &[u32; MOST_LANES]| L::from_fn(|lane| counts[lane] as f32);
     // Only groups with a lane that matches mean velocities pay for the mean.
     let (aligned, matching, matching_common) = if means.any() {
-        let alignment_count = Vec4::from_array(sums.whole_counts[0].map(|count| count as f32));
+        let alignment_count = count_of(&sums.whole_counts[0]);
         let mean_velocity = sums.sums[1].divided(alignment_count);
         let (matching, common) = truncate(mean_velocity.minus(velocity), strength[1]);
-        (alignment_count.cmpgt(Vec4::ZERO), matching, common)
+        (alignment_count.cmpgt(L::ZERO), matching, common)
     } else {
-        (BVec4A::splat(false), VectorLanes::ZERO, BVec4A::splat(true))
+        (
+            L::Mask::splat(false),
+            VectorLanes::ZERO,
+            L::Mask::splat(true),
+        )
     };
     let alignment = VectorLanes::select(
         means,
@@ -446,20 +470,20 @@ pub(crate) fn flock_forces(agents: &[FlockAgent], sums: &FlockSums) -> FlockForc
     // Cohesion: seek toward the centre (`VectorSum::mean`, valid on the lanes that found
     // neighbours), with arrival within the radius unless the lane seeks at full speed, truncated
     // to the strength.
-    let count = Vec4::from_array(sums.whole_counts[1].map(|count| count as f32));
-    let found = count.cmpgt(Vec4::ZERO);
+    let count = count_of(&sums.whole_counts[1]);
+    let found = count.cmpgt(L::ZERO);
     let centre = sums.sums[2].divided(count);
     let offset = centre.minus(position);
     let squared = offset.length_squared();
     let distance = squared.sqrt();
-    let slowing_radius = each(agents, |agent| {
+    let slowing_radius: L = each(agents, |agent| {
         if agent.uses(FlockAgent::SEEK) {
             0.0
         } else {
             agent.radii[2]
         }
     });
-    let speed = Vec4::select(
+    let speed = L::select(
         distance.cmplt(slowing_radius),
         max_speed * (distance / slowing_radius),
         max_speed,
@@ -471,8 +495,16 @@ pub(crate) fn flock_forces(agents: &[FlockAgent], sums: &FlockSums) -> FlockForc
         & !sums.uncommon
         & alignment_common
         & ((toward_common & seek_common) | !found);
+    let mut forces = [[[0.0; MOST_LANES]; DIMENSIONS]; 3];
+    for (arrays, force) in forces.iter_mut().zip([separation, alignment, cohesion]) {
+        for (lanes, axis) in arrays.iter_mut().zip(force.axes) {
+            for (lane, value) in lanes[..L::COUNT].iter_mut().enumerate() {
+                *value = axis.lane(lane);
+            }
+        }
+    }
     FlockForces {
-        forces: [separation, alignment, cohesion].map(VectorLanes::to_arrays),
+        forces,
         // Unused lanes are not valid.
         valid: common.bitmask() & ((1 << agents.len()) - 1),
     }
@@ -481,7 +513,7 @@ pub(crate) fn flock_forces(agents: &[FlockAgent], sums: &FlockSums) -> FlockForc
 /// What [`flock_forces`] found, per lane.
 pub(crate) struct FlockForces {
     /// Each rule's forces, axis by axis, lane by lane.
-    forces: [[[f32; LANES]; DIMENSIONS]; 3],
+    forces: [[[f32; MOST_LANES]; DIMENSIONS]; 3],
     /// The lanes whose forces are valid, one bit each.
     valid: u32,
 }
@@ -509,6 +541,7 @@ mod tests {
     use super::*;
     use crate::behaviours::flocking::separation_by_distance;
     use crate::formulas::{VectorSum, half_angle_cos, in_field_of_view};
+    use crate::math::wide::Wide;
     use crate::test_support::vector;
     use bevy::ecs::entity::Entity;
     use core::f32::consts::TAU;
@@ -593,7 +626,7 @@ mod tests {
                     prop::array::uniform3(prop_oneof![Just(TAU), Just(0.0f32), 0.0f32..7.0]),
                     0u8..8,
                 ),
-                1..5,
+                1..17,
             ),
             cell_size in 5.0f32..80.0,
             one_cone in any::<bool>(),
@@ -615,7 +648,7 @@ mod tests {
                     continue;
                 }
                 let position = index.entries()[slot as usize].position + Vector::splat(f32::from(variant >> 1));
-                let radii: [f32; 3] = core::array::from_fn(|rule| {
+                let radii: [f32; 3] = per_rule(|rule| {
                     if usize::from(variant) % 4 == rule {
                         f32::NAN
                     } else if variant & 1 == 1 {
@@ -633,23 +666,42 @@ mod tests {
                 let methods = if means { methods | FlockAgent::MEAN_VELOCITY } else { methods };
                 group.push(FlockAgent { position, velocity, radii, view_cos, slot, methods, ..flock_agent() });
             }
+            check_sums::<Vec4>(&index, &group)?;
+            check_sums::<Wide<8>>(&index, &group)?;
+            check_sums::<Wide<16>>(&index, &group)?;
+        }
+    }
+
+    /// The sums' bits: of separation's, alignment's and cohesion's, and the two counts.
+    fn bits((offsets, velocities, positions): (Vector, VectorSum, VectorSum)) -> Vec<u32> {
+        [offsets, velocities.sum, positions.sum]
+            .map(|sum| sum.to_array().map(f32::to_bits))
+            .into_iter()
+            .flatten()
+            .chain([velocities.count, positions.count])
+            .collect()
+    }
+
+    /// Lanes `L` give each of the `agents`, stepped `L::COUNT` at a time, the walk's sums.
+    fn check_sums<L: Lanes>(
+        index: &SpatialIndex<()>,
+        agents: &[FlockAgent],
+    ) -> Result<(), TestCaseError> {
+        for group in agents.chunks(L::COUNT) {
             let cells = group
                 .iter()
                 .filter_map(|lane| index.cell_box(lane.position, lane.reach()))
                 .reduce(CellBox::union);
-            let Some(cells) = cells else { return Ok(()) };
-            let sums = flock_sums(&index, cells, &group);
-            let bits = |(offsets, velocities, positions): (Vector, VectorSum, VectorSum)| {
-                [offsets, velocities.sum, positions.sum].map(|sum| sum.to_array().map(f32::to_bits))
-                    .into_iter().flatten().chain([velocities.count, positions.count]).collect::<Vec<_>>()
-            };
+            let Some(cells) = cells else { continue };
+            let sums = flock_sums::<(), L>(index, cells, group);
             for (lane, agent) in group.iter().enumerate() {
                 // A lane whose push needed the scalar special case is left to the
                 // walk; with these points, none does.
-                prop_assert!(!sums.uncommon.test(lane));
-                prop_assert_eq!(bits(sums.lane(lane)), bits(walked_sums(&index, agent)));
+                prop_assert_eq!(sums.uncommon.bitmask() >> lane & 1, 0);
+                prop_assert_eq!(bits(sums.lane(lane)), bits(walked_sums(index, agent)));
             }
         }
+        Ok(())
     }
 
     proptest! {
@@ -661,9 +713,6 @@ mod tests {
             methods in prop::array::uniform4(0u8..8),
             used in 1usize..=4,
         ) {
-            use crate::behaviours::{
-                Alignment, AlignmentMethod, Cohesion, CohesionMethod, Separation, SeparationMethod,
-            };
             let group: Vec<FlockAgent> = agents[..used]
                 .iter()
                 .zip(methods)
@@ -675,49 +724,100 @@ mod tests {
                 })
                 .collect();
             let sums = sums.map(|sums| sums.map(|(sum, count)| VectorSum { sum, count }));
-            let lanes = FlockSums {
-                agents: VectorLanes::ZERO,
-                radii_squared: [Vec4::ZERO; 3],
-                by_distance: BVec4A::from_array(core::array::from_fn(|k| group.get(k).is_some_and(|agent| agent.uses(FlockAgent::BY_DISTANCE)))),
-                mean_velocity: BVec4A::from_array(core::array::from_fn(|k| group.get(k).is_some_and(|agent| agent.uses(FlockAgent::MEAN_VELOCITY)))),
-                separation_radius: Vec4::ZERO,
-                heading: VectorLanes::ZERO,
-                all_round: [BVec4A::splat(true); 3],
-                view_cos_squared: [Vec4::ONE; 3],
-                half_turn_or_more: [BVec4A::splat(true); 3],
-                over_half_turn: [BVec4A::splat(true); 3],
-                one_cone: true,
-                uncommon: BVec4A::splat(false),
-                sums: core::array::from_fn(|rule| VectorLanes::from_fn(|k| sums[k][rule].sum)),
-                counts: [Vec4::ZERO; 2],
-                whole_counts: [1, 2].map(|rule| core::array::from_fn(|k| sums[k][rule].count)),
-                uncounted: 0,
-            };
-            let forces = flock_forces(&group, &lanes);
-            for (k, lane) in group.iter().enumerate() {
-                let agent = crate::formulas::Boid { position: lane.position, velocity: lane.velocity, max_speed: lane.max_speed };
-                let method = if lane.uses(FlockAgent::BY_DISTANCE) { SeparationMethod::ByDistance } else { SeparationMethod::Mean };
-                let separation = Separation { strength: lane.strengths[0], method, ..Separation::default() };
-                let alignment_method = if lane.uses(FlockAgent::MEAN_VELOCITY) { AlignmentMethod::MeanVelocity } else { AlignmentMethod::Heading };
-                let alignment = Alignment { strength: lane.strengths[1], method: alignment_method, ..Alignment::default() };
-                let cohesion_method = if lane.uses(FlockAgent::SEEK) { CohesionMethod::Seek } else { CohesionMethod::Arrival };
-                let cohesion = Cohesion { radius: lane.radii[2], strength: lane.strengths[2], method: cohesion_method, ..Cohesion::default() };
-                // By distance, the sum is of the pushes.
-                let separation = match method {
-                    SeparationMethod::Mean => separation.force_from_offsets(sums[k][0].sum),
-                    SeparationMethod::ByDistance => separation.force_from_pushes(sums[k][0].sum),
-                };
-                let scalar = [
-                    separation * lane.weights[0],
-                    alignment.force_from_velocities(&agent, sums[k][1]) * lane.weights[1],
-                    cohesion.force_from_positions(&agent, sums[k][2]) * lane.weights[2],
-                ];
-                let bits = |forces: [Vector; 3]| forces.map(|force| force.to_array().map(f32::to_bits));
-                prop_assert!(forces.lane(k).is_some());
-                prop_assert_eq!(bits(forces.lane(k).unwrap()), bits(scalar));
-            }
-            prop_assert!((used..LANES).all(|k| forces.lane(k).is_none()));
+            check_forces::<Vec4>(&group, &sums)?;
+            check_forces::<Wide<8>>(&group, &sums)?;
+            check_forces::<Wide<16>>(&group, &sums)?;
         }
+    }
+
+    /// Lanes `L` give each agent of `group` the forces its rules give from its sums (separation's,
+    /// alignment's and cohesion's), to the bit; the lanes past the group are not valid.
+    fn check_forces<L: Lanes>(
+        group: &[FlockAgent],
+        sums: &[[VectorSum; 3]],
+    ) -> Result<(), TestCaseError> {
+        use crate::behaviours::{
+            Alignment, AlignmentMethod, Cohesion, CohesionMethod, Separation, SeparationMethod,
+        };
+        let uses =
+            |method| L::Mask::from_fn(|k| group.get(k).is_some_and(|agent| agent.uses(method)));
+        let lanes = FlockSums::<L> {
+            agents: VectorLanes::ZERO,
+            own_slots: L::ZERO,
+            radii_squared: [L::ZERO; 3],
+            by_distance: uses(FlockAgent::BY_DISTANCE),
+            mean_velocity: uses(FlockAgent::MEAN_VELOCITY),
+            separation_radius: L::ZERO,
+            heading: VectorLanes::ZERO,
+            all_round: [L::Mask::splat(true); 3],
+            view_cos_squared: [L::ONE; 3],
+            half_turn_or_more: [L::Mask::splat(true); 3],
+            over_half_turn: [L::Mask::splat(true); 3],
+            one_cone: true,
+            uncommon: L::Mask::splat(false),
+            sums: per_rule(|rule| {
+                VectorLanes::from_fn(|k| sums.get(k).map_or(Vector::ZERO, |sums| sums[rule].sum))
+            }),
+            counts: [L::ZERO; 2],
+            whole_counts: [1, 2].map(|rule| {
+                core::array::from_fn(|k| sums.get(k).map_or(0, |sums| sums[rule].count))
+            }),
+            uncounted: 0,
+        };
+        let forces = flock_forces(group, &lanes);
+        for (k, lane) in group.iter().enumerate() {
+            let agent = crate::formulas::Boid {
+                position: lane.position,
+                velocity: lane.velocity,
+                max_speed: lane.max_speed,
+            };
+            let method = if lane.uses(FlockAgent::BY_DISTANCE) {
+                SeparationMethod::ByDistance
+            } else {
+                SeparationMethod::Mean
+            };
+            let separation = Separation {
+                strength: lane.strengths[0],
+                method,
+                ..Separation::default()
+            };
+            let alignment_method = if lane.uses(FlockAgent::MEAN_VELOCITY) {
+                AlignmentMethod::MeanVelocity
+            } else {
+                AlignmentMethod::Heading
+            };
+            let alignment = Alignment {
+                strength: lane.strengths[1],
+                method: alignment_method,
+                ..Alignment::default()
+            };
+            let cohesion_method = if lane.uses(FlockAgent::SEEK) {
+                CohesionMethod::Seek
+            } else {
+                CohesionMethod::Arrival
+            };
+            let cohesion = Cohesion {
+                radius: lane.radii[2],
+                strength: lane.strengths[2],
+                method: cohesion_method,
+                ..Cohesion::default()
+            };
+            // By distance, the sum is of the pushes.
+            let separation = match method {
+                SeparationMethod::Mean => separation.force_from_offsets(sums[k][0].sum),
+                SeparationMethod::ByDistance => separation.force_from_pushes(sums[k][0].sum),
+            };
+            let scalar = [
+                separation * lane.weights[0],
+                alignment.force_from_velocities(&agent, sums[k][1]) * lane.weights[1],
+                cohesion.force_from_positions(&agent, sums[k][2]) * lane.weights[2],
+            ];
+            let bits = |forces: [Vector; 3]| forces.map(|force| force.to_array().map(f32::to_bits));
+            prop_assert!(forces.lane(k).is_some());
+            prop_assert_eq!(bits(forces.lane(k).unwrap()), bits(scalar));
+        }
+        prop_assert!((group.len()..L::COUNT).all(|k| forces.lane(k).is_none()));
+        Ok(())
     }
 
     /// A neighbour so close that its squared distance underflows needs the scalar path's exact
@@ -768,10 +868,14 @@ mod tests {
                 };
                 let group = [agent];
                 let cells = index.cell_box(agent.position, agent.reach()).unwrap();
-                let forces = flock_forces(&group, &flock_sums(&index, cells, &group));
+                let valid = [
+                    flock_forces(&group, &flock_sums::<(), Vec4>(&index, cells, &group)),
+                    flock_forces(&group, &flock_sums::<(), Wide<16>>(&index, cells, &group)),
+                ]
+                .map(|forces| forces.lane(0).is_some());
                 assert_eq!(
-                    forces.lane(0).is_some(),
-                    gap == 1.0 || !by_distance,
+                    valid,
+                    [gap == 1.0 || !by_distance; 2],
                     "{by_distance} {gap}"
                 );
             }

@@ -1,6 +1,6 @@
 //! Flocking: [`Separation`], [`Alignment`] and [`Cohesion`], Reynolds' three rules, each a
 //! [`NeighbourBehaviour`](crate::stepping::NeighbourBehaviour) in a file of its own, and
-//! [`FlockingPlugin`], which steps the three together ([`apply_flocking`], most agents four at a
+//! [`FlockingPlugin`], which steps the three together ([`apply_flocking`], most agents a group at a
 //! time on SIMD lanes, in [`lanes`]).
 
 mod alignment;
@@ -62,7 +62,7 @@ impl<M: Component> Plugin for FlockingPlugin<M> {
             register_neighbour_kind::<Cohesion, M>(app),
         );
         if let (Some(first), Some(_), Some(_)) = slots {
-            // One system steps the three rules, most agents four at a time in the index's
+            // One system steps the three rules, most agents a group at a time in the index's
             // order: the forces of three registrations for far less work.
             app.add_systems(SteeringSchedule, apply_flocking::<M>.in_set(first));
         } else {

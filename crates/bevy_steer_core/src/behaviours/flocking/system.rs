@@ -1,4 +1,4 @@
-//! The system that steps the three flocking rules together: most agents four at a time on SIMD
+//! The system that steps the three flocking rules together: most agents a group at a time on SIMD
 //! lanes, in the spatial index's cell order, the rest by a walk of the index; one walk serves all
 //! three rules of an agent.
 
@@ -12,7 +12,7 @@ use crate::components::{MaxSpeed, Steering, Velocity};
 use crate::formulas::{Boid, half_angle_cos};
 use crate::math::Vector;
 use crate::math::grid::CellBox;
-use crate::math::lanes::LANES;
+use crate::math::wide::{Lanes, MOST_LANES, OnLanes, on_widest_lanes};
 use crate::problems::{BehaviourKind, Finding, ReportedProblems, record};
 use crate::spatial::{Neighbours, SpatialIndex};
 use crate::stepping::NeighbourBehaviour;
@@ -228,18 +228,48 @@ pub struct FlockScratch {
     slot_jobs: Vec<RwLock<SlotAgents>>,
 }
 
-/// Fills `outcomes`, whose first is the index's slot `first_slot`, with what the lanes make of the
-/// `agents`, given in the index's order with their rules in `jobs`: groups of up to [`LANES`]
-/// agents, cut where a group's cells would grow by more than a third over its widest agent's.
-fn step_flock_slots<M>(
-    index: &SpatialIndex<M>,
+/// One slot job's agents on the lanes: [`OnLanes::run`] fills `outcomes`, whose first is the
+/// index's slot `first_slot`, with what the lanes make of the `agents`, given in the index's order
+/// with their rules in `jobs`.
+struct FlockSlots<'a, M> {
+    index: &'a SpatialIndex<M>,
     first_slot: usize,
-    agents: &[PlacedAgent],
-    jobs: &[RwLockReadGuard<JobAgents>],
-    outcomes: &mut [FlockOutcome],
+    agents: &'a [PlacedAgent],
+    jobs: &'a [RwLockReadGuard<'a, JobAgents>],
+    outcomes: &'a mut [FlockOutcome],
+}
+
+impl<M> OnLanes for FlockSlots<'_, M> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<L: Lanes>(self) {
+        step_flock_slots::<M, L>(self);
+    }
+}
+
+/// See [`FlockSlots`]: groups of up to [`Lanes::COUNT`] agents, cut where a group's cells would
+/// grow too far over its widest agent's (by a third for four lanes, to twice for more).
+#[inline(always)]
+fn step_flock_slots<M, L: Lanes>(
+    FlockSlots {
+        index,
+        first_slot,
+        agents,
+        jobs,
+        outcomes,
+    }: FlockSlots<M>,
 ) {
-    let flush = |group: &[FlockAgent], cells, outcomes: &mut [FlockOutcome]| {
-        let forces = lanes::flock_forces(group, &lanes::flock_sums(index, cells, group));
+    // A function rather than a closure, so that it is inlined into the lanes' code.
+    #[inline(always)]
+    fn flush<M, L: Lanes>(
+        index: &SpatialIndex<M>,
+        first_slot: usize,
+        group: &[FlockAgent],
+        cells: CellBox,
+        outcomes: &mut [FlockOutcome],
+    ) {
+        let forces = lanes::flock_forces(group, &lanes::flock_sums::<M, L>(index, cells, group));
         for (lane, agent) in group.iter().enumerate() {
             outcomes[agent.slot as usize - first_slot] = match forces.lane(lane) {
                 Some(forces) => FlockOutcome {
@@ -252,9 +282,11 @@ fn step_flock_slots<M>(
                 None => FlockOutcome::WALKER,
             };
         }
-    };
+    }
     // The group is `group[..len]`, within `cells`, the widest agent's `widest` cells.
-    let mut group = [FlockAgent::default(); LANES];
+    let mut group = [FlockAgent::default(); MOST_LANES];
+    // How many cells a group may cover for each of its widest agent's, in quarters.
+    let growth = if L::COUNT > 4 { 8 } else { 4 };
     let mut len = 0;
     let mut bounds: Option<(CellBox, usize)> = None;
     for placed in agents {
@@ -263,27 +295,27 @@ fn step_flock_slots<M>(
             // No cell in reach: the walk finds no neighbour either.
             outcomes[agent.slot as usize - first_slot] = FlockOutcome::WALKER;
             if let Some((cells, _)) = bounds.take() {
-                flush(&group[..len], cells, outcomes);
+                flush::<M, L>(index, first_slot, &group[..len], cells, outcomes);
             }
             continue;
         };
         if let Some((joint, widest)) = bounds {
             let union = joint.union(cells);
             let widest = widest.max(cells.area());
-            if len < LANES && union.area() * 3 <= widest * 4 {
+            if len < L::COUNT && union.area() * 3 <= widest * growth {
                 group[len] = agent;
                 len += 1;
                 bounds = Some((union, widest));
                 continue;
             }
-            flush(&group[..len], joint, outcomes);
+            flush::<M, L>(index, first_slot, &group[..len], joint, outcomes);
         }
         group[0] = agent;
         len = 1;
         bounds = Some((cells, cells.area()));
     }
     if let Some((cells, _)) = bounds {
-        flush(&group[..len], cells, outcomes);
+        flush::<M, L>(index, first_slot, &group[..len], cells, outcomes);
     }
 }
 
@@ -299,8 +331,8 @@ fn step_flock_slots<M>(
 /// threads once rather than once a phase), so that the neighbour sums, which cost the most, are
 /// made in the index's (cell) order rather than the tables' (scattered) one: their positions and
 /// rules are read in table order; their neighbours are added up and their forces worked out in
-/// the index's order, four agents of neighbouring cells at a time on SIMD lanes, one pass over
-/// the cells serving the four; the forces are settled in table order. An agent the lanes leave
+/// the index's order, groups of agents of neighbouring cells on SIMD lanes (4, or 8 or 16 where
+/// the CPU has AVX2 or AVX-512), one pass over the cells serving the group; the forces are settled in table order. An agent the lanes leave
 /// out walks the index on its own, over the widest of its rules' radii, each rule keeping its own
 /// neighbours from the walk: one whose rules need a special case (a bad radius, a strength or
 /// weight that is not finite, a negative strength of alignment or cohesion), whose position or
@@ -394,7 +426,8 @@ pub fn apply_flocking<M: Component>(
             for row in 0..rows.len {
                 let record =
                     flock_agent(&columns.boid(row), rules_at(rules, row)).and_then(|mut record| {
-                        record.slot = index.slot_of(entities[row])? as u32;
+                        let slot = index.slot_of(entities[row])?;
+                        record.slot = (slot < lanes::MOST_SLOTS).then_some(slot as u32)?;
                         Some(record)
                     });
                 outcome_at.push(record.map(|record| {
@@ -440,7 +473,13 @@ pub fn apply_flocking<M: Component>(
             agents.retain(|record| record.slot != NO_SLOT);
             outcomes.clear();
             outcomes.resize(slots, FlockOutcome::WALKER);
-            step_flock_slots(index, first_slot, agents, &job_lists, outcomes);
+            on_widest_lanes(FlockSlots {
+                index,
+                first_slot,
+                agents,
+                jobs: &job_lists,
+                outcomes,
+            });
         }
         _ => {
             let mut job = write(&jobs[item]);
