@@ -1,9 +1,13 @@
 //! Numbers on SIMD lanes, one agent a lane, of either width: glam's four-lane `Vec4`, which the
 //! fast paths use on every target, or [`Wide`], as many lanes as the machine's vector registers
-//! hold, for the flocking rules' neighbour scan (see [`wide_lanes`]).
+//! hold, for the flocking rules' neighbour scan (see [`on_widest_lanes`]).
 //!
 //! Each lane does IEEE arithmetic of its own (no fused multiply-adds, no reordering), so a lane's
 //! result has the same bits at any width: the width decides only how many agents one pass serves.
+
+// `Wide` is entered only on x86-64 (and by the tests); elsewhere `Vec4`'s four lanes are the
+// widest.
+#![cfg_attr(not(any(target_arch = "x86_64", test)), allow(dead_code))]
 
 use core::ops::{
     Add, AddAssign, BitAnd, BitAndAssign, BitOr, BitOrAssign, Div, Mul, Neg, Not, Sub,
@@ -146,7 +150,7 @@ impl LaneMask for BVec4A {
 }
 
 /// `N` lanes as plain arrays, whose element-wise loops the compiler turns into vector
-/// instructions of the width the build (or [`wide_lanes`]' dispatch) allows.
+/// instructions of the width the build (or [`on_widest_lanes`]' dispatch) allows.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Wide<const N: usize>([f32; N]);
 
