@@ -90,7 +90,7 @@ impl FlockAgent {
     }
 
     /// Whether one of the agent's rules has a field of view narrower than a full turn.
-    fn has_cone(&self) -> bool {
+    pub(crate) fn has_cone(&self) -> bool {
         (0..3).any(|rule| self.has_rule(rule) && self.view_cos[rule] > -1.0)
     }
 

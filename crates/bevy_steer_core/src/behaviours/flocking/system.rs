@@ -2,6 +2,7 @@
 //! lanes, in the spatial index's cell order, the rest by a walk of the index; one walk serves all
 //! three rules of an agent.
 
+use bevy::math::Vec4;
 use bevy::platform::sync::{RwLock, RwLockReadGuard};
 use bevy::prelude::*;
 use bevy::tasks::ComputeTaskPool;
@@ -473,13 +474,23 @@ pub fn apply_flocking<M: Component>(
             agents.retain(|record| record.slot != NO_SLOT);
             outcomes.clear();
             outcomes.resize(slots, FlockOutcome::WALKER);
-            on_widest_lanes(FlockSlots {
+            let slots = FlockSlots {
                 index,
                 first_slot,
                 agents,
                 jobs: &job_lists,
                 outcomes,
-            });
+            };
+            // Fields of view stay on four lanes: their cone tests took longer on wider ones
+            // (docs/performance.md, "The flocking scan on the CPU's widest lanes").
+            let cones = job_lists
+                .iter()
+                .any(|lists| lists.rules.iter().any(FlockAgent::has_cone));
+            if cones {
+                slots.run::<Vec4>();
+            } else {
+                on_widest_lanes(slots);
+            }
         }
         _ => {
             let mut job = write(&jobs[item]);
