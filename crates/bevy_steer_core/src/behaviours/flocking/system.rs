@@ -250,7 +250,8 @@ impl<M> OnLanes for FlockSlots<'_, M> {
 }
 
 /// See [`FlockSlots`]: groups of up to [`Lanes::COUNT`] agents, cut where a group's cells would
-/// grow too far over its widest agent's (by a third for four lanes, to twice for more).
+/// grow too far over its widest agent's (by a third for four lanes; with more, to 8/3 of it, so
+/// that 8 or 16 agents of a row of cells fit).
 #[inline(always)]
 fn step_flock_slots<M, L: Lanes>(
     FlockSlots {
@@ -333,7 +334,8 @@ fn step_flock_slots<M, L: Lanes>(
 /// made in the index's (cell) order rather than the tables' (scattered) one: their positions and
 /// rules are read in table order; their neighbours are added up and their forces worked out in
 /// the index's order, groups of agents of neighbouring cells on SIMD lanes (4, or 8 or 16 where
-/// the CPU has AVX2 or AVX-512), one pass over the cells serving the group; the forces are settled in table order. An agent the lanes leave
+/// the CPU has AVX2 or AVX-512), one pass over the cells serving the group; the forces are
+/// settled in table order. An agent the lanes leave
 /// out walks the index on its own, over the widest of its rules' radii, each rule keeping its own
 /// neighbours from the walk: one whose rules need a special case (a bad radius, a strength or
 /// weight that is not finite, a negative strength of alignment or cohesion), whose position or
