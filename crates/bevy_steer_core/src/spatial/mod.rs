@@ -190,60 +190,22 @@ impl<M> SpatialIndex<M> {
         self.slots_by_entity.slot(entity, self.rebuilds)
     }
 
-    /// The indexed entities, cell by cell.
-    pub(crate) fn entries(&self) -> &[Neighbour] {
-        &self.entries
-    }
-
-    /// Their positions, in the same order.
-    pub(crate) fn positions(&self) -> &[Vector] {
-        &self.positions
-    }
-
-    /// The slots of `cells`, one range per run of consecutive cells (a row, numbered column by
-    /// column).
-    pub(crate) fn slot_runs(
-        &self,
-        cells: CellBox,
-    ) -> impl Iterator<Item = core::ops::Range<usize>> + '_ {
-        self.grid
-            .runs_of(cells)
-            .map(|(first, last)| self.cell_starts.of_cells(first, last))
-    }
-
-    /// The cells that hold every entry within `radius` of `point` by the distance test of
-    /// [`for_each_within`](Self::for_each_within), which it visits; `None` when there are none.
-    pub(crate) fn cell_box(&self, point: Vector, radius: f32) -> Option<CellBox> {
-        if self.is_empty() || radius.is_nan() || radius < 0.0 || !point.is_finite() {
-            return None;
+    /// Its cells and their entries, for reading.
+    pub(crate) fn cells(&self) -> IndexCells<'_> {
+        IndexCells {
+            grid: &self.grid,
+            cell_starts: &self.cell_starts,
+            positions: &self.positions,
+            entries: &self.entries,
         }
-        // The distance test compares rounded squares, so it accepts entries up to a few ulps
-        // beyond `radius`; the cells visited reach a little further (or everywhere, once the
-        // square overflows and the test accepts everything), so that they hold every entry the
-        // test accepts.
-        let reach = if (radius * radius).is_finite() {
-            radius * (1.0 + 8.0 * f32::EPSILON)
-        } else {
-            f32::INFINITY
-        };
-        // The cells of the bounding box of that reach. Each bound is rounded once and then goes
-        // through the very arithmetic that placed the entries, which is monotonic, so an accepted
-        // entry's cell always lies within them. Float-to-int casts truncate, which is `floor` for
-        // the values that are not negative, and saturate, so negative, infinite and NaN bounds
-        // clamp to the grid.
-        let low = self.grid.in_cells(point - reach);
-        let high = self.grid.in_cells(point + reach);
-        if high.cmplt(Vector::ZERO).any() {
-            return None;
-        }
-        Some(self.grid.cells_between(low, high))
     }
 
     /// Calls `visit` for every indexed entity within `radius` of `point`: those whose squared
     /// distance is at most `radius * radius`, in `f32`. A radius whose square overflows (above
     /// about 1.8e19) takes in every entity.
     pub fn for_each_within(&self, point: Vector, radius: f32, mut visit: impl FnMut(Neighbour)) {
-        let Some(cells) = self.cell_box(point, radius) else {
+        let index = self.cells();
+        let Some(cells) = index.cell_box(point, radius) else {
             return;
         };
         let radius_squared = radius * radius;
@@ -258,7 +220,7 @@ impl<M> SpatialIndex<M> {
                 visit(self.entries[slot as usize]);
             }
         };
-        for core::ops::Range { start, end } in self.slot_runs(cells) {
+        for core::ops::Range { start, end } in index.slot_runs(cells) {
             let mut next = start;
             while next < end {
                 if count == BATCH {
@@ -312,6 +274,69 @@ impl<M> SpatialIndex<M> {
             }
         });
         best.map(|(_, neighbour)| neighbour)
+    }
+}
+
+/// The cells of a [`SpatialIndex`] and their entries, for reading. Not generic over the index's
+/// marker, so that the code reading them (the flocking scan) is compiled in this crate, with its
+/// optimisation level, rather than in each crate that names a marker (unoptimised in a debug build
+/// of a game).
+#[derive(Clone, Copy)]
+pub(crate) struct IndexCells<'a> {
+    grid: &'a UniformGrid,
+    cell_starts: &'a CellStarts,
+    positions: &'a [Vector],
+    entries: &'a [Neighbour],
+}
+
+impl<'a> IndexCells<'a> {
+    /// The indexed entities, cell by cell.
+    pub(crate) fn entries(self) -> &'a [Neighbour] {
+        self.entries
+    }
+
+    /// Their positions, in the same order.
+    pub(crate) fn positions(self) -> &'a [Vector] {
+        self.positions
+    }
+
+    /// The slots of `cells`, one range per run of consecutive cells (a row, numbered column by
+    /// column).
+    pub(crate) fn slot_runs(
+        self,
+        cells: CellBox,
+    ) -> impl Iterator<Item = core::ops::Range<usize>> + 'a {
+        self.grid
+            .runs_of(cells)
+            .map(|(first, last)| self.cell_starts.of_cells(first, last))
+    }
+
+    /// The cells that hold every entry within `radius` of `point` by the distance test of
+    /// [`SpatialIndex::for_each_within`], which it visits; `None` when there are none.
+    pub(crate) fn cell_box(self, point: Vector, radius: f32) -> Option<CellBox> {
+        if self.entries.is_empty() || radius.is_nan() || radius < 0.0 || !point.is_finite() {
+            return None;
+        }
+        // The distance test compares rounded squares, so it accepts entries up to a few ulps
+        // beyond `radius`; the cells visited reach a little further (or everywhere, once the
+        // square overflows and the test accepts everything), so that they hold every entry the
+        // test accepts.
+        let reach = if (radius * radius).is_finite() {
+            radius * (1.0 + 8.0 * f32::EPSILON)
+        } else {
+            f32::INFINITY
+        };
+        // The cells of the bounding box of that reach. Each bound is rounded once and then goes
+        // through the very arithmetic that placed the entries, which is monotonic, so an accepted
+        // entry's cell always lies within them. Float-to-int casts truncate, which is `floor` for
+        // the values that are not negative, and saturate, so negative, infinite and NaN bounds
+        // clamp to the grid.
+        let low = self.grid.in_cells(point - reach);
+        let high = self.grid.in_cells(point + reach);
+        if high.cmplt(Vector::ZERO).any() {
+            return None;
+        }
+        Some(self.grid.cells_between(low, high))
     }
 }
 
@@ -515,7 +540,7 @@ mod tests {
         index.rebuild_moving([at(7), at(0), at(3), at(3)]);
         for found in [0, 7] {
             let slot = index.slot_of(entity(found)).expect("indexed once");
-            assert_eq!(index.entries()[slot].entity, entity(found));
+            assert_eq!(index.cells().entries()[slot].entity, entity(found));
         }
         assert_eq!(index.slot_of(entity(3)), None, "indexed twice");
         assert_eq!(index.slot_of(entity(5)), None, "never indexed");

@@ -19,7 +19,7 @@ use crate::math::grid::CellBox;
 use crate::math::lanes::{VectorLanes, direction_or_zero, is_normal, truncate};
 use crate::math::wide::{LaneMask, Lanes, MOST_LANES};
 use crate::math::{self, DIMENSIONS, Vector};
-use crate::spatial::{Neighbour, SpatialIndex};
+use crate::spatial::{IndexCells, Neighbour};
 
 /// One flocking agent as [`flock_sums`] and [`flock_forces`] see it: what the flocking system
 /// copies out of the agent's components, one cache line.
@@ -302,8 +302,8 @@ impl<L: Lanes> FlockSums<L> {
 /// One pass over the cells serves the group, testing each entry against all of them at once: the
 /// flocking system steps agents in the index's order, so that agents of one group are close.
 #[inline(always)]
-pub(crate) fn flock_sums<M, L: Lanes>(
-    index: &SpatialIndex<M>,
+pub(crate) fn flock_sums<L: Lanes>(
+    index: IndexCells,
     cells: CellBox,
     agents: &[FlockAgent],
 ) -> FlockSums<L> {
@@ -374,14 +374,14 @@ pub(crate) fn flock_sums<M, L: Lanes>(
     };
     // One scan for each combination, so that the default settings' does nothing more.
     match (pushes, cones, means) {
-        (false, false, false) => sums.add_cells::<false, false, false, M>(index, cells),
-        (true, false, false) => sums.add_cells::<true, false, false, M>(index, cells),
-        (false, true, false) => sums.add_cells::<false, true, false, M>(index, cells),
-        (true, true, false) => sums.add_cells::<true, true, false, M>(index, cells),
-        (false, false, true) => sums.add_cells::<false, false, true, M>(index, cells),
-        (true, false, true) => sums.add_cells::<true, false, true, M>(index, cells),
-        (false, true, true) => sums.add_cells::<false, true, true, M>(index, cells),
-        (true, true, true) => sums.add_cells::<true, true, true, M>(index, cells),
+        (false, false, false) => sums.add_cells::<false, false, false>(index, cells),
+        (true, false, false) => sums.add_cells::<true, false, false>(index, cells),
+        (false, true, false) => sums.add_cells::<false, true, false>(index, cells),
+        (true, true, false) => sums.add_cells::<true, true, false>(index, cells),
+        (false, false, true) => sums.add_cells::<false, false, true>(index, cells),
+        (true, false, true) => sums.add_cells::<true, false, true>(index, cells),
+        (false, true, true) => sums.add_cells::<false, true, true>(index, cells),
+        (true, true, true) => sums.add_cells::<true, true, true>(index, cells),
     }
     sums.count_up();
     sums
@@ -390,9 +390,9 @@ pub(crate) fn flock_sums<M, L: Lanes>(
 impl<L: Lanes> FlockSums<L> {
     /// Scans the entries of `cells` (see [`scan`](Self::scan)).
     #[inline(always)]
-    fn add_cells<const PUSHES: bool, const CONES: bool, const MEANS: bool, M>(
+    fn add_cells<const PUSHES: bool, const CONES: bool, const MEANS: bool>(
         &mut self,
-        index: &SpatialIndex<M>,
+        index: IndexCells,
         cells: CellBox,
     ) {
         let (positions, entries) = (index.positions(), index.entries());
@@ -542,6 +542,7 @@ mod tests {
     use crate::behaviours::flocking::separation_by_distance;
     use crate::formulas::{VectorSum, half_angle_cos, in_field_of_view};
     use crate::math::wide::Wide;
+    use crate::spatial::SpatialIndex;
     use crate::test_support::vector;
     use bevy::ecs::entity::Entity;
     use core::f32::consts::TAU;
@@ -566,7 +567,7 @@ mod tests {
     /// within its radius and field of view (as `NeighbourScratch::force` keeps them), separation's
     /// the offsets or, by distance, the pushes.
     fn walked_sums(index: &SpatialIndex<()>, agent: &FlockAgent) -> (Vector, VectorSum, VectorSum) {
-        let me = index.entries()[agent.slot as usize].entity;
+        let me = index.cells().entries()[agent.slot as usize].entity;
         let mut neighbours = Vec::new();
         index.for_each_within(agent.position, agent.reach(), |neighbour| {
             if neighbour.entity != me {
@@ -647,7 +648,7 @@ mod tests {
                 if group.iter().any(|taken| taken.slot == slot) {
                     continue;
                 }
-                let position = index.entries()[slot as usize].position + Vector::splat(f32::from(variant >> 1));
+                let position = index.cells().entries()[slot as usize].position + Vector::splat(f32::from(variant >> 1));
                 let radii: [f32; 3] = per_rule(|rule| {
                     if usize::from(variant) % 4 == rule {
                         f32::NAN
@@ -690,10 +691,10 @@ mod tests {
         for group in agents.chunks(L::COUNT) {
             let cells = group
                 .iter()
-                .filter_map(|lane| index.cell_box(lane.position, lane.reach()))
+                .filter_map(|lane| index.cells().cell_box(lane.position, lane.reach()))
                 .reduce(CellBox::union);
             let Some(cells) = cells else { continue };
-            let sums = flock_sums::<(), L>(index, cells, group);
+            let sums = flock_sums::<L>(index.cells(), cells, group);
             for (lane, agent) in group.iter().enumerate() {
                 // A lane whose push needed the scalar special case is left to the
                 // walk; with these points, none does.
@@ -839,6 +840,7 @@ mod tests {
                     }
                 }));
                 let slot = index
+                    .cells()
                     .entries()
                     .iter()
                     .position(|entry| entry.position == Vector::ZERO)
@@ -867,10 +869,16 @@ mod tests {
                     agent
                 };
                 let group = [agent];
-                let cells = index.cell_box(agent.position, agent.reach()).unwrap();
+                let cells = index
+                    .cells()
+                    .cell_box(agent.position, agent.reach())
+                    .unwrap();
                 let valid = [
-                    flock_forces(&group, &flock_sums::<(), Vec4>(&index, cells, &group)),
-                    flock_forces(&group, &flock_sums::<(), Wide<16>>(&index, cells, &group)),
+                    flock_forces(&group, &flock_sums::<Vec4>(index.cells(), cells, &group)),
+                    flock_forces(
+                        &group,
+                        &flock_sums::<Wide<16>>(index.cells(), cells, &group),
+                    ),
                 ]
                 .map(|forces| forces.lane(0).is_some());
                 assert_eq!(

@@ -15,7 +15,7 @@ use crate::math::Vector;
 use crate::math::grid::CellBox;
 use crate::math::wide::{Lanes, MOST_LANES, OnLanes, on_widest_lanes};
 use crate::problems::{BehaviourKind, Finding, ReportedProblems, record};
-use crate::spatial::{Neighbours, SpatialIndex};
+use crate::spatial::{IndexCells, Neighbours};
 use crate::stepping::NeighbourBehaviour;
 use crate::stepping::columns::{AgentColumns, BudgetColumns, log_not_dense, settle, table_jobs};
 use crate::stepping::jobs::{MIN_QUERYING_AGENTS_PER_JOB, agents_per_job};
@@ -232,20 +232,20 @@ pub struct FlockScratch {
 /// One slot job's agents on the lanes: [`OnLanes::run`] fills `outcomes`, whose first is the
 /// index's slot `first_slot`, with what the lanes make of the `agents`, given in the index's order
 /// with their rules in `jobs`.
-struct FlockSlots<'a, M> {
-    index: &'a SpatialIndex<M>,
+struct FlockSlots<'a> {
+    index: IndexCells<'a>,
     first_slot: usize,
     agents: &'a [PlacedAgent],
     jobs: &'a [RwLockReadGuard<'a, JobAgents>],
     outcomes: &'a mut [FlockOutcome],
 }
 
-impl<M> OnLanes for FlockSlots<'_, M> {
+impl OnLanes for FlockSlots<'_> {
     type Output = ();
 
     #[inline(always)]
     fn run<L: Lanes>(self) {
-        step_flock_slots::<M, L>(self);
+        step_flock_slots::<L>(self);
     }
 }
 
@@ -253,25 +253,25 @@ impl<M> OnLanes for FlockSlots<'_, M> {
 /// grow too far over its widest agent's (by a third for four lanes; with more, to 8/3 of it, so
 /// that 8 or 16 agents of a row of cells fit).
 #[inline(always)]
-fn step_flock_slots<M, L: Lanes>(
+fn step_flock_slots<L: Lanes>(
     FlockSlots {
         index,
         first_slot,
         agents,
         jobs,
         outcomes,
-    }: FlockSlots<M>,
+    }: FlockSlots,
 ) {
     // A function rather than a closure, so that it is inlined into the lanes' code.
     #[inline(always)]
-    fn flush<M, L: Lanes>(
-        index: &SpatialIndex<M>,
+    fn flush<L: Lanes>(
+        index: IndexCells,
         first_slot: usize,
         group: &[FlockAgent],
         cells: CellBox,
         outcomes: &mut [FlockOutcome],
     ) {
-        let forces = lanes::flock_forces(group, &lanes::flock_sums::<M, L>(index, cells, group));
+        let forces = lanes::flock_forces(group, &lanes::flock_sums::<L>(index, cells, group));
         for (lane, agent) in group.iter().enumerate() {
             outcomes[agent.slot as usize - first_slot] = match forces.lane(lane) {
                 Some(forces) => FlockOutcome {
@@ -297,7 +297,7 @@ fn step_flock_slots<M, L: Lanes>(
             // No cell in reach: the walk finds no neighbour either.
             outcomes[agent.slot as usize - first_slot] = FlockOutcome::WALKER;
             if let Some((cells, _)) = bounds.take() {
-                flush::<M, L>(index, first_slot, &group[..len], cells, outcomes);
+                flush::<L>(index, first_slot, &group[..len], cells, outcomes);
             }
             continue;
         };
@@ -310,14 +310,14 @@ fn step_flock_slots<M, L: Lanes>(
                 bounds = Some((union, widest));
                 continue;
             }
-            flush::<M, L>(index, first_slot, &group[..len], joint, outcomes);
+            flush::<L>(index, first_slot, &group[..len], joint, outcomes);
         }
         group[0] = agent;
         len = 1;
         bounds = Some((cells, cells.area()));
     }
     if let Some((cells, _)) = bounds {
-        flush::<M, L>(index, first_slot, &group[..len], cells, outcomes);
+        flush::<L>(index, first_slot, &group[..len], cells, outcomes);
     }
 }
 
@@ -454,46 +454,13 @@ pub fn apply_flocking<M: Component>(
                 }));
             }
         }
-        1 => {
-            // Each list read whole, each agent put at its slot (within the job's, a few hundred
-            // kilobytes), then the slots without one dropped.
-            let first_slot = item * slots_per_job;
-            let slots = slots_per_job.min(index.len() - first_slot);
-            let mut slot_job = write(&slot_agents[item]);
-            let SlotAgents { agents, outcomes } = &mut *slot_job;
-            let absent = PlacedAgent {
-                slot: NO_SLOT,
-                ..PlacedAgent::default()
-            };
-            agents.clear();
-            agents.resize(slots, absent);
-            let job_lists: Vec<_> = job_agents.iter().map(read).collect();
-            for lists in &job_lists {
-                for record in &lists.by_slot_job[item] {
-                    agents[record.slot as usize - first_slot] = *record;
-                }
-            }
-            agents.retain(|record| record.slot != NO_SLOT);
-            outcomes.clear();
-            outcomes.resize(slots, FlockOutcome::WALKER);
-            let slots = FlockSlots {
-                index,
-                first_slot,
-                agents,
-                jobs: &job_lists,
-                outcomes,
-            };
-            // Fields of view stay on four lanes: their cone tests took longer on wider ones
-            // (docs/performance.md, "The flocking scan on the CPU's widest lanes").
-            let cones = job_lists
-                .iter()
-                .any(|lists| lists.rules.iter().any(FlockAgent::has_cone));
-            if cones {
-                slots.run::<Vec4>();
-            } else {
-                on_widest_lanes(slots);
-            }
-        }
+        1 => step_slot_job(
+            index.cells(),
+            item,
+            slots_per_job,
+            job_agents,
+            &slot_agents[item],
+        ),
         _ => {
             let mut job = write(&jobs[item]);
             let (rows, entities, rules, columns, steering) = &mut *job;
@@ -555,5 +522,56 @@ pub fn apply_flocking<M: Component>(
             let (entities, .., problems, _) = &mut tables[finding.table];
             record(problems, entities[finding.row], finding);
         }
+    }
+}
+
+/// Phase 1 of [`apply_flocking`] for slot job `item`, whose slots are the index's
+/// `item * slots_per_job..`: the lanes' forces of its agents. Not generic over the index's marker,
+/// so that it is compiled in this crate, with its optimisation level (an unoptimised debug build
+/// of a game steps its flocks many times slower on wide lanes).
+fn step_slot_job(
+    index: IndexCells,
+    item: usize,
+    slots_per_job: usize,
+    job_agents: &[RwLock<JobAgents>],
+    slot_agents: &RwLock<SlotAgents>,
+) {
+    // Each list read whole, each agent put at its slot (within the job's, a few hundred
+    // kilobytes), then the slots without one dropped.
+    let first_slot = item * slots_per_job;
+    let slots = slots_per_job.min(index.entries().len() - first_slot);
+    let mut slot_job = write(slot_agents);
+    let SlotAgents { agents, outcomes } = &mut *slot_job;
+    let absent = PlacedAgent {
+        slot: NO_SLOT,
+        ..PlacedAgent::default()
+    };
+    agents.clear();
+    agents.resize(slots, absent);
+    let job_lists: Vec<_> = job_agents.iter().map(read).collect();
+    for lists in &job_lists {
+        for record in &lists.by_slot_job[item] {
+            agents[record.slot as usize - first_slot] = *record;
+        }
+    }
+    agents.retain(|record| record.slot != NO_SLOT);
+    outcomes.clear();
+    outcomes.resize(slots, FlockOutcome::WALKER);
+    let slots = FlockSlots {
+        index,
+        first_slot,
+        agents,
+        jobs: &job_lists,
+        outcomes,
+    };
+    // Fields of view stay on four lanes: their cone tests took longer on wider ones
+    // (docs/performance.md, "The flocking scan on the CPU's widest lanes").
+    let cones = job_lists
+        .iter()
+        .any(|lists| lists.rules.iter().any(FlockAgent::has_cone));
+    if cones {
+        slots.run::<Vec4>();
+    } else {
+        on_widest_lanes(slots);
     }
 }
