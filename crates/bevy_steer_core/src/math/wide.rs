@@ -52,6 +52,10 @@ pub(crate) trait Lanes:
     fn is_normal_mask(self) -> Self::Mask;
     /// `if_true`'s lanes where `mask` holds, `if_false`'s elsewhere.
     fn select(mask: Self::Mask, if_true: Self, if_false: Self) -> Self;
+
+    /// Does `work` in a function of its own, compiled for these lanes' instructions (see
+    /// [`ApartOn`]).
+    fn run_apart<W: ApartOn<Self>>(work: W) -> W::Output;
 }
 
 /// Which of a [`Lanes`]' lanes something holds on.
@@ -131,6 +135,10 @@ impl Lanes for Vec4 {
     #[inline(always)]
     fn select(mask: BVec4A, if_true: Self, if_false: Self) -> Self {
         Vec4::select(mask, if_true, if_false)
+    }
+    #[inline(always)]
+    fn run_apart<W: ApartOn<Self>>(work: W) -> W::Output {
+        apart(work)
     }
 }
 
@@ -312,6 +320,15 @@ impl<const N: usize> Lanes for Wide<N> {
         }
         Self(out)
     }
+    #[inline(always)]
+    fn run_apart<W: ApartOn<Self>>(work: W) -> W::Output {
+        #[cfg(target_arch = "x86_64")]
+        let work = match x86::apart_on_wider_lanes(work) {
+            Ok(output) => return output,
+            Err(work) => work,
+        };
+        apart(work)
+    }
 }
 
 impl<const N: usize> BitAnd for WideMask<N> {
@@ -383,6 +400,25 @@ pub(crate) trait OnLanes {
     fn run<L: Lanes>(self) -> Self::Output;
 }
 
+/// Work on lanes `L` done in a function of its own ([`Lanes::run_apart`]): a large piece of the
+/// lanes' code, such as one of several variants of a loop, so that the compiler optimises it on
+/// its own. Inlined into one function, the flocking scan's eight variants were optimised worse
+/// together (a change to the variant with fields of view made the default one's step 2.5 times
+/// slower).
+pub(crate) trait ApartOn<L: Lanes> {
+    type Output;
+
+    /// Does the work. Implementations mark it `#[inline(always)]`, so that it is compiled into
+    /// the function [`Lanes::run_apart`] gives it.
+    fn run(self) -> Self::Output;
+}
+
+/// `work`, in a function of its own.
+#[inline(never)]
+fn apart<L: Lanes, W: ApartOn<L>>(work: W) -> W::Output {
+    work.run()
+}
+
 /// Runs `work` on the widest lanes the machine has: 16 with AVX-512, 8 with AVX2, else four
 /// (`Vec4`: SSE2 on x86, NEON, wasm's simd128). The width is found at run time on x86, so a build
 /// for the default target still uses the wider registers of the machine it runs on; the result
@@ -402,7 +438,7 @@ pub(crate) fn on_widest_lanes<W: OnLanes>(work: W) -> W::Output {
 mod x86 {
     //! The entries to the wider lanes, compiled for their instructions: the crate's only unsafe
     //! code, calls to them once the CPU is known to support those instructions.
-    use super::{OnLanes, Wide};
+    use super::{ApartOn, OnLanes, Wide};
 
     #[target_feature(enable = "avx2")]
     fn avx2<W: OnLanes>(work: W) -> W::Output {
@@ -412,6 +448,36 @@ mod x86 {
     #[target_feature(enable = "avx512f")]
     fn avx512<W: OnLanes>(work: W) -> W::Output {
         work.run::<Wide<16>>()
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline(never)]
+    fn avx2_apart<const N: usize, W: ApartOn<Wide<N>>>(work: W) -> W::Output {
+        work.run()
+    }
+
+    #[target_feature(enable = "avx512f")]
+    #[inline(never)]
+    fn avx512_apart<const N: usize, W: ApartOn<Wide<N>>>(work: W) -> W::Output {
+        work.run()
+    }
+
+    /// `work` on 16 lanes with AVX-512F or on 8 with AVX2, in a function of its own compiled for
+    /// those instructions; given back on other widths or when the CPU lacks them (as in tests of
+    /// the wider lanes on any machine).
+    #[inline(always)]
+    pub(super) fn apart_on_wider_lanes<const N: usize, W: ApartOn<Wide<N>>>(
+        work: W,
+    ) -> Result<W::Output, W> {
+        if N == 16 && std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU supports AVX-512F, checked just above.
+            Ok(unsafe { avx512_apart(work) })
+        } else if N == 8 && std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2, checked just above.
+            Ok(unsafe { avx2_apart(work) })
+        } else {
+            Err(work)
+        }
     }
 
     /// `work` done on 16 or 8 lanes, or given back when the CPU has neither AVX-512F nor AVX2.

@@ -17,7 +17,7 @@ use bevy::math::Vec4;
 
 use crate::math::grid::CellBox;
 use crate::math::lanes::{VectorLanes, direction_or_zero, is_normal, truncate};
-use crate::math::wide::{LaneMask, Lanes, MOST_LANES};
+use crate::math::wide::{ApartOn, LaneMask, Lanes, MOST_LANES};
 use crate::math::{self, DIMENSIONS, Vector};
 use crate::spatial::{IndexCells, Neighbour};
 
@@ -208,22 +208,16 @@ impl<L: Lanes> FlockSums<L> {
                     let along = offset.dot(self.heading);
                     let along_squared = along * along;
                     let ahead = along.cmpge(L::ZERO);
-                    let seen = |rule: usize| {
-                        let bound = distance_squared * self.view_cos_squared[rule];
-                        self.all_round[rule]
-                            | (ahead & (self.half_turn_or_more[rule] | along_squared.cmpge(bound)))
-                            | (!ahead & self.over_half_turn[rule] & along_squared.cmple(bound))
-                    };
                     if self.one_cone {
                         // Reynolds' one neighbourhood for the three rules: one test.
-                        let seen = seen(0);
+                        let seen = in_cones(self, 0, distance_squared, ahead, along_squared);
                         separation &= seen;
                         alignment &= seen;
                         cohesion &= seen;
                     } else {
-                        separation &= seen(0);
-                        alignment &= seen(1);
-                        cohesion &= seen(2);
+                        separation &= in_cones(self, 0, distance_squared, ahead, along_squared);
+                        alignment &= in_cones(self, 1, distance_squared, ahead, along_squared);
+                        cohesion &= in_cones(self, 2, distance_squared, ahead, along_squared);
                     }
                 }
                 // Adding a zero leaves a sum's bits as they are: the sums start at +0 and so are
@@ -291,6 +285,24 @@ impl<L: Lanes> FlockSums<L> {
         };
         (self.sums[0].lane(lane), sum(1), sum(2))
     }
+}
+
+/// The lanes of `sums` whose rule `rule` sees a candidate at `distance_squared`, `along` their
+/// headings by as much as `along_squared` says (`ahead` where `along` is not negative):
+/// `in_field_of_view`, squared. A function rather than a closure, which the compiler left as a
+/// call to code without the wider lanes' instructions.
+#[inline(always)]
+fn in_cones<L: Lanes>(
+    sums: &FlockSums<L>,
+    rule: usize,
+    distance_squared: L,
+    ahead: L::Mask,
+    along_squared: L,
+) -> L::Mask {
+    let bound = distance_squared * sums.view_cos_squared[rule];
+    sums.all_round[rule]
+        | (ahead & (sums.half_turn_or_more[rule] | along_squared.cmpge(bound)))
+        | (!ahead & sums.over_half_turn[rule] & along_squared.cmple(bound))
 }
 
 /// The three flocking rules' sums over the neighbours of up to [`Lanes::COUNT`] agents, given
@@ -387,22 +399,42 @@ pub(crate) fn flock_sums<L: Lanes>(
     sums
 }
 
+/// The work of [`FlockSums::add_cells`].
+struct AddCells<'a, L: Lanes, const PUSHES: bool, const CONES: bool, const MEANS: bool>(
+    &'a mut FlockSums<L>,
+    IndexCells<'a>,
+    CellBox,
+);
+
+impl<L: Lanes, const PUSHES: bool, const CONES: bool, const MEANS: bool> ApartOn<L>
+    for AddCells<'_, L, PUSHES, CONES, MEANS>
+{
+    type Output = ();
+
+    #[inline(always)]
+    fn run(self) {
+        let Self(sums, index, cells) = self;
+        let (positions, entries) = (index.positions(), index.entries());
+        for slots in index.slot_runs(cells) {
+            sums.scan::<PUSHES, CONES, MEANS>(
+                slots.start,
+                &positions[slots.clone()],
+                &entries[slots],
+            );
+        }
+    }
+}
+
 impl<L: Lanes> FlockSums<L> {
-    /// Scans the entries of `cells` (see [`scan`](Self::scan)).
+    /// Scans the entries of `cells` (see [`scan`](Self::scan)), in a function of its own for each
+    /// combination ([`Lanes::run_apart`]).
     #[inline(always)]
     fn add_cells<const PUSHES: bool, const CONES: bool, const MEANS: bool>(
         &mut self,
         index: IndexCells,
         cells: CellBox,
     ) {
-        let (positions, entries) = (index.positions(), index.entries());
-        for slots in index.slot_runs(cells) {
-            self.scan::<PUSHES, CONES, MEANS>(
-                slots.start,
-                &positions[slots.clone()],
-                &entries[slots],
-            );
-        }
+        L::run_apart(AddCells::<L, PUSHES, CONES, MEANS>(self, index, cells));
     }
 }
 

@@ -2,7 +2,6 @@
 //! lanes, in the spatial index's cell order, the rest by a walk of the index; one walk serves all
 //! three rules of an agent.
 
-use bevy::math::Vec4;
 use bevy::platform::sync::{RwLock, RwLockReadGuard};
 use bevy::prelude::*;
 use bevy::tasks::ComputeTaskPool;
@@ -564,14 +563,5 @@ fn step_slot_job(
         jobs: &job_lists,
         outcomes,
     };
-    // Fields of view stay on four lanes: their cone tests took longer on wider ones
-    // (docs/performance.md, "The flocking scan on the CPU's widest lanes").
-    let cones = job_lists
-        .iter()
-        .any(|lists| lists.rules.iter().any(FlockAgent::has_cone));
-    if cones {
-        slots.run::<Vec4>();
-    } else {
-        on_widest_lanes(slots);
-    }
+    on_widest_lanes(slots);
 }
