@@ -2,6 +2,8 @@
 //! lanes, in the spatial index's cell order, the rest by a walk of the index; one walk serves all
 //! three rules of an agent.
 
+use core::f32::consts::TAU;
+
 use bevy::platform::sync::{RwLock, RwLockReadGuard};
 use bevy::prelude::*;
 use bevy::tasks::ComputeTaskPool;
@@ -81,10 +83,15 @@ fn rules_at<'a>(
 /// not negative. Any field of view and every method of the rules go on the lanes. `None` sends the
 /// agent down the scalar walk, which handles everything.
 #[inline]
-fn flock_agent(agent: &Boid, (separation, alignment, cohesion): FlockRules) -> Option<FlockAgent> {
+fn flock_agent(
+    agent: &Boid,
+    (separation, alignment, cohesion): FlockRules,
+    cosines: &mut HalfAngleCosines,
+) -> Option<FlockAgent> {
     /// Puts `rule` (the `index`th) on `record`, or answers `false` when the lanes cannot take it.
     fn take<B: NeighbourBehaviour>(
         record: &mut FlockAgent,
+        cosines: &mut HalfAngleCosines,
         index: usize,
         rule: Option<&B>,
         strength: impl Fn(&B) -> f32,
@@ -101,7 +108,7 @@ fn flock_agent(agent: &Boid, (separation, alignment, cohesion): FlockRules) -> O
         record.radii[index] = radius;
         record.strengths[index] = strength;
         record.weights[index] = weight;
-        record.view_cos[index] = half_angle_cos(rule.field_of_view());
+        record.view_cos[index] = cosines.of(index, rule.field_of_view());
         valid
     }
     let mut record = FlockAgent {
@@ -128,11 +135,55 @@ fn flock_agent(agent: &Boid, (separation, alignment, cohesion): FlockRules) -> O
     };
     let valid = agent.position.is_finite()
         && agent.velocity.is_finite()
-        && take(&mut record, 0, separation, |rule| rule.strength, false)
-        && take(&mut record, 1, alignment, |rule| rule.strength, true)
-        && take(&mut record, 2, cohesion, |rule| rule.strength, true);
+        && take(
+            &mut record,
+            cosines,
+            0,
+            separation,
+            |rule| rule.strength,
+            false,
+        )
+        && take(
+            &mut record,
+            cosines,
+            1,
+            alignment,
+            |rule| rule.strength,
+            true,
+        )
+        && take(
+            &mut record,
+            cosines,
+            2,
+            cohesion,
+            |rule| rule.strength,
+            true,
+        );
     // An agent with no rule on is left to the walk, which has nothing to do either.
     (valid && record.reach() > 0.0).then_some(record)
+}
+
+/// The last field of view read for each rule, as bits, and its [`half_angle_cos`]: a job's agents
+/// mostly share their rules, and the cosine is a call to `cos` (three an agent with fields of
+/// view). The same bits give the same cosine, so the records do not change.
+struct HalfAngleCosines([(u32, f32); 3]);
+
+impl Default for HalfAngleCosines {
+    fn default() -> Self {
+        Self([(TAU.to_bits(), half_angle_cos(TAU)); 3])
+    }
+}
+
+impl HalfAngleCosines {
+    #[inline]
+    fn of(&mut self, rule: usize, field_of_view: f32) -> f32 {
+        let (bits, cosine) = &mut self.0[rule];
+        if *bits != field_of_view.to_bits() {
+            *bits = field_of_view.to_bits();
+            *cosine = half_angle_cos(field_of_view);
+        }
+        *cosine
+    }
 }
 
 /// What the lanes made of one agent: its rules' weighted forces (separation, alignment, cohesion),
@@ -425,9 +476,10 @@ pub fn apply_flocking<M: Component>(
             outcome_at.clear();
             by_slot_job.resize_with(slot_jobs, Vec::new);
             by_slot_job.iter_mut().for_each(Vec::clear);
+            let mut cosines = HalfAngleCosines::default();
             for row in 0..rows.len {
-                let record =
-                    flock_agent(&columns.boid(row), rules_at(rules, row)).and_then(|mut record| {
+                let record = flock_agent(&columns.boid(row), rules_at(rules, row), &mut cosines)
+                    .and_then(|mut record| {
                         let slot = index.slot_of(entities[row])?;
                         record.slot = (slot < lanes::MOST_SLOTS).then_some(slot as u32)?;
                         Some(record)
