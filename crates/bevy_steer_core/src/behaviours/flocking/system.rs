@@ -372,7 +372,8 @@ fn step_flock_slots<L: Lanes>(
 }
 
 /// Adds the weighted forces of [`Separation`], [`Alignment`] and [`Cohesion`], in that order, for
-/// every agent with marker `M`, from its neighbours in [`SpatialIndex<M>`]: the system
+/// every agent with marker `M`, from its neighbours in
+/// [`SpatialIndex<M>`](crate::spatial::SpatialIndex): the system
 /// [`FlockingPlugin`](super::FlockingPlugin) schedules.
 ///
 /// Each rule's neighbours are those within its own radius and field of view, the agent itself
