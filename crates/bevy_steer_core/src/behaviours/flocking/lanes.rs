@@ -346,6 +346,24 @@ pub(crate) fn flock_sums<L: Lanes>(
         VectorLanes::ZERO
     };
     let at_rest = heading.is_zero();
+    // Read only by the scan with cones: a group without one sets none of them up.
+    let (all_round, view_cos_squared, half_turn_or_more, over_half_turn) = if cones {
+        (
+            per_rule(|rule| mask::<L>(agents, |agent| agent.view_cos[rule] <= -1.0) | at_rest),
+            per_rule(|rule| {
+                lanes(
+                    agents,
+                    |agent| agent.view_cos[rule] * agent.view_cos[rule],
+                    1.0,
+                )
+            }),
+            per_rule(|rule| mask::<L>(agents, |agent| agent.view_cos[rule] <= 0.0)),
+            per_rule(|rule| mask::<L>(agents, |agent| agent.view_cos[rule] < 0.0)),
+        )
+    } else {
+        let all = L::Mask::splat(true);
+        ([all; 3], [L::ONE; 3], [all; 3], [all; 3])
+    };
     let mut sums = FlockSums {
         // An unused lane's NaN position finds no neighbour.
         agents: VectorLanes::from_fn(|k| lane(k).map_or(Vector::NAN, |agent| agent.position)),
@@ -362,18 +380,10 @@ pub(crate) fn flock_sums<L: Lanes>(
         mean_velocity: mask::<L>(agents, |agent| agent.uses(FlockAgent::MEAN_VELOCITY)),
         separation_radius: lanes(agents, |agent| agent.radii[0], f32::NAN),
         heading,
-        all_round: per_rule(|rule| {
-            mask::<L>(agents, |agent| agent.view_cos[rule] <= -1.0) | at_rest
-        }),
-        view_cos_squared: per_rule(|rule| {
-            lanes(
-                agents,
-                |agent| agent.view_cos[rule] * agent.view_cos[rule],
-                1.0,
-            )
-        }),
-        half_turn_or_more: per_rule(|rule| mask::<L>(agents, |agent| agent.view_cos[rule] <= 0.0)),
-        over_half_turn: per_rule(|rule| mask::<L>(agents, |agent| agent.view_cos[rule] < 0.0)),
+        all_round,
+        view_cos_squared,
+        half_turn_or_more,
+        over_half_turn,
         one_cone: agents.iter().all(|agent| {
             let [separation, alignment, cohesion] = agent.view_cos.map(f32::to_bits);
             separation == alignment && alignment == cohesion
