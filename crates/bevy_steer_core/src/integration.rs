@@ -12,7 +12,8 @@ use crate::facing::Turns;
 #[cfg(feature = "2d")]
 use crate::facing::face_velocity_lanes;
 use crate::formulas::integrate_velocity;
-use crate::math::lanes::{LANES, VectorLanes, groups, is_normal, lanes_of, truncate};
+use crate::math::lanes::{LANES, VectorLanes, groups, lanes_of, truncate};
+use crate::math::wide::Lanes;
 use crate::math::{Vector, position_of, set_position};
 use crate::problems::{Problem, ReportedProblems, record};
 use crate::schedule::SteeringSystems;
@@ -241,7 +242,7 @@ fn integrate_lanes(
         & is_limit(max_force)
         & mass.cmpgt(Vec4::ZERO)
         & mass.cmplt(Vec4::INFINITY)
-        & is_normal(step_per_mass)
+        & step_per_mass.is_normal_mask()
         & force_common
         & velocity.is_finite()
         & change.is_finite()

@@ -168,13 +168,6 @@ impl<L: Lanes> VectorLanes<L> {
     }
 }
 
-/// Lanes whose value is a normal `f32` (not zero, subnormal, infinite or NaN), for values that are
-/// not negative.
-#[inline(always)]
-pub(crate) fn is_normal<L: Lanes>(value: L) -> L::Mask {
-    value.is_normal_mask()
-}
-
 /// [`truncate`](super::truncate) for the lanes where it needs no special case (a squared length that is normal,
 /// or a zero vector), with those lanes marked. `max` must not be negative.
 #[inline(always)]
@@ -182,7 +175,7 @@ pub(crate) fn truncate<L: Lanes>(vector: VectorLanes<L>, max: L) -> (VectorLanes
     let squared = vector.length_squared();
     let length = squared.sqrt();
     let shortened = vector.divided(length).scaled(max);
-    let common = is_normal(squared) | vector.is_zero();
+    let common = squared.is_normal_mask() | vector.is_zero();
     (
         VectorLanes::select(length.cmple(max), vector, shortened),
         common,
@@ -198,6 +191,6 @@ pub(crate) fn direction_or_zero<L: Lanes>(vector: VectorLanes<L>) -> (VectorLane
     let unit = vector.scaled(squared.sqrt().recip());
     (
         VectorLanes::select(zero, VectorLanes::ZERO, unit),
-        is_normal(squared) | zero,
+        squared.is_normal_mask() | zero,
     )
 }

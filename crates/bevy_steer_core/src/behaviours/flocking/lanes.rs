@@ -1,9 +1,10 @@
 //! The flocking rules' neighbour sums and forces for a group of agents at once, one a SIMD lane:
-//! four, or 8 or 16 where the CPU has AVX2 or AVX-512 ([`on_widest_lanes`](crate::math::wide::on_widest_lanes)).
+//! four, or 8 or 16 where the CPU has AVX2 or AVX-512
+//! ([`on_widest_lanes`](crate::math::wide::on_widest_lanes)).
 //!
-//! Four boids of neighbouring cells share one pass over their cells, each entry tested against
-//! all of them at once. Every setting of the rules is taken: a field of view (each rule's cone tested
-//! per entry), separation by distance (each neighbour's push added per entry) and the classic
+//! A group of boids of neighbouring cells shares one pass over their cells, each entry tested
+//! against all of them at once. Every setting of the rules is taken: a field of view (each rule's
+//! cone tested per entry), separation by distance (each neighbour's push added per entry) and the classic
 //! alignment and cohesion (alignment's neighbours counted per entry) as well as the defaults. This
 //! is the fast path for the common case only: [`flock_forces`] marks the lanes that need one of
 //! the scalar path's special cases (a squared length that under- or overflows, in the forces or,
@@ -16,7 +17,7 @@
 use bevy::math::Vec4;
 
 use crate::math::grid::CellBox;
-use crate::math::lanes::{VectorLanes, direction_or_zero, is_normal, truncate};
+use crate::math::lanes::{VectorLanes, direction_or_zero, truncate};
 use crate::math::wide::{ApartOn, LaneMask, Lanes, MOST_LANES};
 use crate::math::{self, DIMENSIONS, Vector};
 use crate::spatial::{IndexCells, Neighbour};
@@ -90,7 +91,7 @@ impl FlockAgent {
     }
 
     /// Whether one of the agent's rules has a field of view narrower than a full turn.
-    pub(crate) fn has_cone(&self) -> bool {
+    fn has_cone(&self) -> bool {
         (0..3).any(|rule| self.has_rule(rule) && self.view_cos[rule] > -1.0)
     }
 
@@ -173,9 +174,10 @@ impl<L: Lanes> FlockSums<L> {
 
     /// Adds the entries of `positions` and `entries` (the same slots, from `first_slot` on) to
     /// the sums of the lanes, each where the entry is within the lane's rule's radius (and, with
-    /// `CONES`, its field of view) and is not the lane's agent itself. With `PUSHES`, the lanes that separate by distance add each
-    /// neighbour's push rather than its offset. With `MEANS`, alignment's neighbours are counted.
-    /// All off, the scan does only what the default settings need.
+    /// `CONES`, its field of view) and is not the lane's agent itself. With `PUSHES`, the lanes
+    /// that separate by distance add each neighbour's push rather than its offset. With `MEANS`,
+    /// alignment's neighbours are counted. All off, the scan does only what the default settings
+    /// need.
     #[inline(always)]
     fn scan<const PUSHES: bool, const CONES: bool, const MEANS: bool>(
         &mut self,
@@ -232,7 +234,7 @@ impl<L: Lanes> FlockSums<L> {
                     // the square where that is normal, and zero for a zero offset; the other lanes
                     // need the scalar path's special case when they use it.
                     let distance = distance_squared.sqrt();
-                    let normal = is_normal(distance_squared);
+                    let normal = distance_squared.is_normal_mask();
                     let exact = normal | offset.is_zero();
                     uncommon |= separation & self.by_distance & !exact;
                     // `away` is `-offset`, the same bits as `agent - neighbour`.
