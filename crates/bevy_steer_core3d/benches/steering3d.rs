@@ -214,19 +214,9 @@ fn mean_neighbours(world: &mut World, radius: f32) -> f64 {
     (found - boids.len()) as f64 / boids.len().max(1) as f64
 }
 
-/// The SIMD vectors of four lanes (glam's `Vec4`, SSE on x86) the baseline's neighbour scan takes
-/// at a time. One (4 lanes) measured faster than two (8) in this build, which targets SSE2 only:
-/// the neighbourhood's row ranges hold about 10 candidates, which 8 lanes cover with more waste,
-/// and 8 lanes' ten sums likely take more registers than SSE has. (Lanes written as `[f32; 8]`
-/// arrays were not vectorised cleanly: the compiler made two-lane pieces and shuffles, three times
-/// slower.)
-const VECTORS: usize = 1;
-
-/// The lanes of the baseline's neighbour scan: candidates tested against one boid at a time.
-const LANES: usize = 4 * VECTORS;
-
-/// One value per lane.
-type Lane = [Vec4; VECTORS];
+/// The most lanes the baseline's neighbour scan takes at a time (AVX-512's 16 `f32`): the sorted
+/// columns are padded with as many entries.
+const MOST_LANES: usize = 16;
 
 /// The baseline's columns: position, velocity and wander displacement, one axis each.
 const COLUMNS: usize = 9;
@@ -321,71 +311,101 @@ struct Sums {
     count: f32,
 }
 
-/// The sum of `lanes` in a fixed pairwise order.
-#[inline]
-fn lane_sum(lanes: Lane) -> f32 {
-    let mut sum = lanes[0];
-    for vector in &lanes[1..] {
-        sum += *vector;
-    }
-    let [a, b, c, d] = sum.to_array();
-    (a + c) + (b + d)
+/// The `N` entries of the sorted `column` from `first` on.
+#[inline(always)]
+fn lanes_at<const N: usize>(
+    sorted: &[Vec<f32>; COLUMNS],
+    column: usize,
+    first: usize,
+) -> &[f32; N] {
+    sorted[column][first..first + N]
+        .try_into()
+        .expect("N entries")
 }
 
-/// Scans `ranges` of the sorted columns (padded with [`LANES`] entries) for the boid at
-/// `position`, [`LANES`] candidates at a time: the three rules' sums in one pass. Lanes past a
-/// range's end (the next cells' boids, or the padding) are masked out.
-#[inline]
-fn scan(
+/// The sum of `lanes` in a fixed pairwise order.
+#[inline(always)]
+fn lane_total<const N: usize>(mut lanes: [f32; N]) -> f32 {
+    let mut width = N;
+    while width > 1 {
+        width /= 2;
+        for lane in 0..width {
+            lanes[lane] += lanes[lane + width];
+        }
+    }
+    lanes[0]
+}
+
+/// Scans `ranges` of the sorted columns (padded with [`MOST_LANES`] entries) for the boid at
+/// `position`, `N` candidates at a time on `[f32; N]` lanes: the three rules' sums in one pass.
+/// Lanes past a range's end (the next cells' boids, or the padding) are masked out. Inlined into
+/// [`force_band`], compiled there for the widest instructions the CPU has, where the compiler
+/// makes each `[f32; N]` loop one or two SIMD instructions.
+#[inline(always)]
+fn scan<const N: usize>(
     sorted: &[Vec<f32>; COLUMNS],
     ranges: &[(usize, usize)],
     position: Vec3,
     rules: Rules,
 ) -> Sums {
-    let zero = [Vec4::ZERO; VECTORS];
+    let zero = [0.0_f32; N];
     let (mut sx, mut sy, mut sz) = (zero, zero, zero);
     let (mut ox, mut oy, mut oz) = (zero, zero, zero);
     let (mut vx, mut vy, mut vz) = (zero, zero, zero);
     let mut count = zero;
-    let [px, py, pz] = position.to_array().map(Vec4::splat);
-    let flock = Vec4::splat(rules.flock_squared);
-    let separation = Vec4::splat(rules.separation_squared);
-    let lane_numbers = Vec4::new(0.0, 1.0, 2.0, 3.0);
+    let [px, py, pz] = position.to_array();
     for &(start, end) in ranges {
         let mut first = start;
         while first < end {
-            for vector in 0..VECTORS {
-                let at = first + 4 * vector;
-                let column = |column: usize| Vec4::from_slice(&sorted[column][at..]);
-                let valid =
-                    (lane_numbers + (at - first) as f32).cmplt(Vec4::splat((end - first) as f32));
-                let (dx, dy, dz) = (column(0) - px, column(1) - py, column(2) - pz);
+            let (x, y, z) = (
+                lanes_at::<N>(sorted, 0, first),
+                lanes_at::<N>(sorted, 1, first),
+                lanes_at::<N>(sorted, 2, first),
+            );
+            let (ux, uy, uz) = (
+                lanes_at::<N>(sorted, VX, first),
+                lanes_at::<N>(sorted, VX + 1, first),
+                lanes_at::<N>(sorted, VX + 2, first),
+            );
+            for lane in 0..N {
+                let (dx, dy, dz) = (x[lane] - px, y[lane] - py, z[lane] - pz);
                 let squared = dx * dx + dy * dy + dz * dz;
-                let near = squared.cmple(flock) & valid;
-                let close = squared.cmple(separation) & valid;
-                let add = |sum: &mut Lane, mask, value| {
-                    sum[vector] += Vec4::select(mask, value, Vec4::ZERO);
+                let in_range = first + lane < end;
+                // Masks as 0 or 1, multiplied in: the form the compiler vectorises.
+                let near = if in_range && squared <= rules.flock_squared {
+                    1.0
+                } else {
+                    0.0
                 };
-                add(&mut sx, close, dx);
-                add(&mut sy, close, dy);
-                add(&mut sz, close, dz);
-                add(&mut ox, near, dx);
-                add(&mut oy, near, dy);
-                add(&mut oz, near, dz);
-                add(&mut vx, near, column(3));
-                add(&mut vy, near, column(4));
-                add(&mut vz, near, column(5));
-                add(&mut count, near, Vec4::ONE);
+                let close = if in_range && squared <= rules.separation_squared {
+                    1.0
+                } else {
+                    0.0
+                };
+                sx[lane] += dx * close;
+                sy[lane] += dy * close;
+                sz[lane] += dz * close;
+                ox[lane] += dx * near;
+                oy[lane] += dy * near;
+                oz[lane] += dz * near;
+                vx[lane] += ux[lane] * near;
+                vy[lane] += uy[lane] * near;
+                vz[lane] += uz[lane] * near;
+                count[lane] += near;
             }
-            first += LANES;
+            first += N;
         }
     }
-    let vector = |x, y, z| Vec3::new(lane_sum(x), lane_sum(y), lane_sum(z));
+    let total = lane_total::<N>;
+    let (sx, sy, sz) = (total(sx), total(sy), total(sz));
+    let (ox, oy, oz) = (total(ox), total(oy), total(oz));
+    let (vx, vy, vz) = (total(vx), total(vy), total(vz));
+    let count = total(count);
     Sums {
-        separation: vector(sx, sy, sz),
-        offsets: vector(ox, oy, oz),
-        velocities: vector(vx, vy, vz),
-        count: lane_sum(count),
+        separation: Vec3::new(sx, sy, sz),
+        offsets: Vec3::new(ox, oy, oz),
+        velocities: Vec3::new(vx, vy, vz),
+        count,
     }
 }
 
@@ -441,7 +461,7 @@ struct FastFlock {
     /// The state after the last step, in the order of that step's sort.
     state: Columns,
     /// The state at the start of the step, sorted by cell, the float columns padded with
-    /// [`LANES`] zeros so that a scan may read whole lanes past a range's end.
+    /// [`MOST_LANES`] zeros so that a scan may read whole lanes past a range's end.
     sorted: Columns,
     grid: Grid,
     cube: Cube,
@@ -470,7 +490,7 @@ impl FastFlock {
         let boids = state.ids.len();
         let mut sorted = state.clone();
         for column in &mut sorted.floats {
-            column.resize(boids + LANES, 0.0);
+            column.resize(boids + MOST_LANES, 0.0);
         }
         let cube = *world.resource::<Cube>();
         let per_side = ((cube.side / FLOCK_RADIUS).ceil() as usize).max(1);
@@ -643,65 +663,20 @@ impl FastFlock {
             .zip(ids)
             .enumerate()
             .map(|(band, (rngs, ids))| {
-                let mut columns: [&mut [f32]; COLUMNS] =
+                let columns: [&mut [f32]; COLUMNS] =
                     core::array::from_fn(|column| floats[column].next().expect("a part"));
-                let rows = band_rows(band);
-                move || {
-                    let base = starts[rows.start * per_side] as usize;
-                    let near = |at: usize| at.saturating_sub(1)..=(at + 1).min(per_side - 1);
-                    let mut ranges = [(0, 0); 9];
-                    for row in rows {
-                        let (y, z) = (row % per_side, row / per_side);
-                        for x in 0..per_side {
-                            let cell = row * per_side + x;
-                            let (first, end) = (starts[cell] as usize, starts[cell + 1] as usize);
-                            if first == end {
-                                continue;
-                            }
-                            // The 3 x 3 x 3 cells round it: 9 rows of 3 cells, each one range.
-                            let (x0, x1) = (x.saturating_sub(1), (x + 1).min(per_side - 1));
-                            let mut count = 0;
-                            for zz in near(z) {
-                                for yy in near(y) {
-                                    let row_start = (zz * per_side + yy) * per_side;
-                                    ranges[count] = (
-                                        starts[row_start + x0] as usize,
-                                        starts[row_start + x1 + 1] as usize,
-                                    );
-                                    count += 1;
-                                }
-                            }
-                            for place in first..end {
-                                let at = |column: usize| {
-                                    Vec3::new(
-                                        sorted.floats[column][place],
-                                        sorted.floats[column + 1][place],
-                                        sorted.floats[column + 2][place],
-                                    )
-                                };
-                                let (position, velocity) = (at(0), at(VX));
-                                let sums = scan(&sorted.floats, &ranges[..count], position, rules);
-                                let mut rng = sorted.rngs[place].clone();
-                                let (position, velocity, displacement) = advance(
-                                    position,
-                                    velocity,
-                                    at(WX),
-                                    &sums,
-                                    &mut rng,
-                                    cube,
-                                    rules,
-                                );
-                                let out = place - base;
-                                let values = [position, velocity, displacement];
-                                for (axis, column) in columns.iter_mut().enumerate() {
-                                    column[out] = values[axis / 3][axis % 3];
-                                }
-                                rngs[out] = rng;
-                                ids[out] = sorted.ids[place];
-                            }
-                        }
-                    }
-                }
+                let band = Band {
+                    rows: band_rows(band),
+                    per_side,
+                    starts,
+                    sorted,
+                    columns,
+                    rngs,
+                    ids,
+                    cube,
+                    rules,
+                };
+                move || band.run()
             })
             .collect();
         run_tasks(pool, tasks);
@@ -729,6 +704,119 @@ impl FastFlock {
                 )
             },
         )
+    }
+}
+
+/// One band of cell rows of [`FastFlock::step`]: its boids' new state, written from the band's
+/// first sorted place on.
+struct Band<'a> {
+    rows: core::ops::Range<usize>,
+    per_side: usize,
+    starts: &'a [u32],
+    sorted: &'a Columns,
+    columns: [&'a mut [f32]; COLUMNS],
+    rngs: &'a mut [SteeringRng],
+    ids: &'a mut [u32],
+    cube: Cube,
+    rules: Rules,
+}
+
+impl Band<'_> {
+    /// Steps the band, scanning on the widest lanes the CPU has, as the plugin picks its lanes, so
+    /// that the baseline is as good as the reference loop built for the machine: 16 with AVX-512
+    /// (8 there measured the same), 8 with AVX2. Without either (SSE2 only) 8 lanes, which that
+    /// build vectorises poorly: `[f32; N]` lanes measured two to three times slower there than
+    /// glam's `Vec4`, so on such a CPU the baseline is weaker than it could be.
+    // The one unsafe here: calling code compiled for a feature the CPU was just checked to have.
+    #[allow(unsafe_code)]
+    fn run(self) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: the CPU supports AVX-512F, checked just above.
+                return unsafe { self.run_avx512() };
+            }
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU supports AVX2, checked just above.
+                return unsafe { self.run_avx2() };
+            }
+        }
+        self.run_on::<8>();
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    fn run_avx512(self) {
+        self.run_on::<16>();
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    fn run_avx2(self) {
+        self.run_on::<8>();
+    }
+
+    /// Steps the band, scanning `N` candidates at a time.
+    #[inline(always)]
+    fn run_on<const N: usize>(self) {
+        let Self {
+            rows,
+            per_side,
+            starts,
+            sorted,
+            mut columns,
+            rngs,
+            ids,
+            cube,
+            rules,
+        } = self;
+        let base = starts[rows.start * per_side] as usize;
+        let near = |at: usize| at.saturating_sub(1)..=(at + 1).min(per_side - 1);
+        let mut ranges = [(0, 0); 9];
+        for row in rows {
+            let (y, z) = (row % per_side, row / per_side);
+            for x in 0..per_side {
+                let cell = row * per_side + x;
+                let (first, end) = (starts[cell] as usize, starts[cell + 1] as usize);
+                if first == end {
+                    continue;
+                }
+                // The 3 x 3 x 3 cells round it: 9 rows of 3 cells, each one range.
+                let (x0, x1) = (x.saturating_sub(1), (x + 1).min(per_side - 1));
+                let mut count = 0;
+                for zz in near(z) {
+                    for yy in near(y) {
+                        let row_start = (zz * per_side + yy) * per_side;
+                        ranges[count] = (
+                            starts[row_start + x0] as usize,
+                            starts[row_start + x1 + 1] as usize,
+                        );
+                        count += 1;
+                    }
+                }
+                for place in first..end {
+                    let at = |column: usize| {
+                        Vec3::new(
+                            sorted.floats[column][place],
+                            sorted.floats[column + 1][place],
+                            sorted.floats[column + 2][place],
+                        )
+                    };
+                    let (position, velocity) = (at(0), at(VX));
+                    let sums = scan::<N>(&sorted.floats, &ranges[..count], position, rules);
+                    let mut rng = sorted.rngs[place].clone();
+                    let (position, velocity, displacement) =
+                        advance(position, velocity, at(WX), &sums, &mut rng, cube, rules);
+                    let out = place - base;
+                    let values = [position, velocity, displacement];
+                    for (axis, column) in columns.iter_mut().enumerate() {
+                        column[out] = values[axis / 3][axis % 3];
+                    }
+                    rngs[out] = rng;
+                    ids[out] = sorted.ids[place];
+                }
+            }
+        }
     }
 }
 
