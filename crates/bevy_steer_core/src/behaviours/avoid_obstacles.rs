@@ -348,11 +348,10 @@ pub fn apply_avoid_obstacles(
         &mut logged_not_dense,
         BehaviourKind::AVOID_OBSTACLES,
         MIN_QUERYING_AGENTS_PER_JOB,
+        AvoidObstacles::active,
         |avoid, agent, entity, _: &mut ()| {
-            avoid.active().then(|| {
-                let up = plane_up_of(&planes, entity);
-                Ok(avoid.force_in(agent, &index, up) * avoid.weight)
-            })
+            let up = plane_up_of(&planes, entity);
+            Ok(avoid.force_in(agent, &index, up) * avoid.weight)
         },
         |_, _, _| {},
     );

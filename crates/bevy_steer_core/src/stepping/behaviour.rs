@@ -139,9 +139,10 @@ pub(crate) type BehaviourAgents<'w, 's, B, F = ()> = Query<
 >;
 
 /// The stepping every behaviour system shares: visits `agents` table slice by table slice on the
-/// compute pool, adds the weighted force `weighted_force` returns for each agent (`None`: the
-/// behaviour is off for it) into its `Steering`, and afterwards, on one thread, records the
-/// problems found and calls `on_lost` for each agent whose target was gone.
+/// compute pool, adds the weighted force `weighted_force` returns for each agent whose behaviour
+/// is `active` into its `Steering`, and afterwards, on one thread, records the problems found and
+/// calls `on_lost` for each agent whose target was gone. An agent whose behaviour is off costs a
+/// read of the behaviour alone: its other columns are not touched.
 ///
 /// `weighted_force` also gets the agent's entity and a scratch `S` (lists of neighbours, say), one
 /// per job, reused from agent to agent.
@@ -151,7 +152,8 @@ pub(crate) fn step_agents<B, F, S: Default>(
     logged_not_dense: &mut bool,
     kind: BehaviourKind,
     least_per_job: usize,
-    weighted_force: impl Fn(&B, &Boid, Entity, &mut S) -> Option<Result<Vector, NoTarget>> + Sync,
+    active: impl Fn(&B) -> bool + Sync,
+    weighted_force: impl Fn(&B, &Boid, Entity, &mut S) -> Result<Vector, NoTarget> + Sync,
     mut on_lost: impl FnMut(&mut B, Entity, Entity),
 ) where
     B: Component<Mutability = Mutable>,
@@ -185,13 +187,14 @@ pub(crate) fn step_agents<B, F, S: Default>(
         |(rows, entities, behaviours, columns, steering), found| {
             let mut scratch = S::default();
             for row in 0..rows.len {
-                let agent = columns.boid(row);
-                if let Some(force) =
-                    weighted_force(&behaviours[row], &agent, entities[row], &mut scratch)
-                {
-                    let agent_row = columns.agent(rows, row);
-                    settle(force, kind, &mut steering[row], agent_row, found);
+                let behaviour = &behaviours[row];
+                if !active(behaviour) {
+                    continue;
                 }
+                let agent = columns.boid(row);
+                let force = weighted_force(behaviour, &agent, entities[row], &mut scratch);
+                let agent_row = columns.agent(rows, row);
+                settle(force, kind, &mut steering[row], agent_row, found);
             }
         },
     );
@@ -229,23 +232,22 @@ pub fn apply_behaviour<B: SteeringBehaviour>(
         &mut logged_not_dense,
         kind,
         MIN_AGENTS_PER_JOB,
+        B::active,
         |behaviour, agent, entity, _: &mut ()| {
-            behaviour.active().then(|| {
-                // A behaviour aimed at its own agent has nothing to steer by: it is told apart
-                // from a missing target here, adds no force and is reported.
-                let aims_at_itself = Cell::new(false);
-                let force = behaviour.force(agent, |target| {
-                    if target == entity {
-                        aims_at_itself.set(true);
-                        return None;
-                    }
-                    lookup(target)
-                });
-                if aims_at_itself.get() {
-                    return Err(NoTarget::Itself);
+            // A behaviour aimed at its own agent has nothing to steer by: it is told apart from a
+            // missing target here, adds no force and is reported.
+            let aims_at_itself = Cell::new(false);
+            let force = behaviour.force(agent, |target| {
+                if target == entity {
+                    aims_at_itself.set(true);
+                    return None;
                 }
-                force.map(|force| force * behaviour.weight())
-            })
+                lookup(target)
+            });
+            if aims_at_itself.get() {
+                return Err(NoTarget::Itself);
+            }
+            force.map(|force| force * behaviour.weight())
         },
         |behaviour, entity, target| {
             behaviour.forget_target();

@@ -136,18 +136,16 @@ pub(crate) fn neighbourhood_radius<B: NeighbourBehaviour>(behaviour: &B) -> Resu
 
 /// The weighted force of neighbour behaviour `behaviour` on `agent` (whose entity is `entity`) from
 /// its neighbours in `index`: those within its radius and field of view, in the index's order.
-/// `None` when the behaviour is off.
+/// (Whether the behaviour is on is the caller's to check.)
 pub(crate) fn weighted_neighbour_force<B: NeighbourBehaviour, M>(
     index: &SpatialIndex<M>,
     behaviour: &B,
     agent: &Boid,
     entity: Entity,
     scratch: &mut NeighbourScratch,
-) -> Option<Result<Vector, NoTarget>> {
-    behaviour.active().then(|| {
-        scratch.walk(index, agent, entity, neighbourhood_radius(behaviour)?);
-        scratch.force(behaviour, agent)
-    })
+) -> Result<Vector, NoTarget> {
+    scratch.walk(index, agent, entity, neighbourhood_radius(behaviour)?);
+    scratch.force(behaviour, agent)
 }
 
 /// Adds the weighted force of neighbour behaviour `B` for every agent with marker `M` on which it
@@ -180,6 +178,7 @@ pub(crate) fn step_neighbour_behaviour<B: NeighbourBehaviour, M: Component>(
         logged_not_dense,
         BehaviourKind::of_neighbour::<B>(),
         MIN_QUERYING_AGENTS_PER_JOB,
+        B::active,
         |behaviour, agent, entity, scratch| {
             weighted_neighbour_force(index, behaviour, agent, entity, scratch)
         },
@@ -243,8 +242,9 @@ fn neighbour_forces<B: NeighbourBehaviour, M: Component>(
     let mut scratch = NeighbourScratch::default();
     for (entity, behaviour, transform, velocity, max_speed) in agents.query(world) {
         let agent = boid(transform, velocity, max_speed);
-        if let Some(Ok(force)) =
-            weighted_neighbour_force(index, behaviour, &agent, entity, &mut scratch)
+        if behaviour.active()
+            && let Ok(force) =
+                weighted_neighbour_force(index, behaviour, &agent, entity, &mut scratch)
         {
             forces.push((agent.position, force));
         }
