@@ -228,20 +228,18 @@ impl<L: Lanes> FlockSums<L> {
                     sum.plus(VectorLanes::select(neighbour, term, VectorLanes::ZERO))
                 };
                 let separation_term = if PUSHES {
-                    // `separation_by_distance`: `direction_or_zero(away) * (radius / distance)`,
-                    // nothing from a neighbour on the agent's point. `length` of the offset (or of
-                    // `agent - neighbour`, whose square has the same bits) is the square root of
-                    // the square where that is normal, and zero for a zero offset; the other lanes
-                    // need the scalar path's special case when they use it.
-                    let distance = distance_squared.sqrt();
+                    // `separation_by_distance`: `away * (1 / distance²) * radius` where the
+                    // square (of the offset, or of `agent - neighbour`: the same bits) is normal,
+                    // nothing from a neighbour on the agent's point; the other lanes need the
+                    // scalar path's special case when they use it.
                     let normal = distance_squared.is_normal_mask();
                     let exact = normal | offset.is_zero();
                     uncommon |= separation & self.by_distance & !exact;
                     // `away` is `-offset`, the same bits as `agent - neighbour`.
                     let push = offset
                         .negated()
-                        .scaled(distance.recip())
-                        .scaled(self.separation_radius / distance);
+                        .scaled(distance_squared.recip())
+                        .scaled(self.separation_radius);
                     let push = VectorLanes::select(normal, push, VectorLanes::ZERO);
                     VectorLanes::select(self.by_distance, push, offset)
                 } else {

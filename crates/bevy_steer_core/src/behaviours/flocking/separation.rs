@@ -151,13 +151,19 @@ pub fn separation_by_distance(
         .into_iter()
         .map(|neighbour| {
             let away = position - neighbour;
-            let distance = length(away);
-            if distance > 0.0 {
-                // Direction first, then the factor: `away / distance²` would overflow for
-                // neighbours a hair away.
-                direction_or_zero(away) * (radius / distance)
+            let squared = away.length_squared();
+            if squared.is_normal() {
+                // `radius / distance` along the way away is `away / distance² × radius`: one
+                // division, no square root. `1 / distance²` is finite for every normal square.
+                away * squared.recip() * radius
             } else {
-                Vector::ZERO
+                // A square that underflows or overflows: direction first, then the factor.
+                let distance = length(away);
+                if distance > 0.0 {
+                    direction_or_zero(away) * (radius / distance)
+                } else {
+                    Vector::ZERO
+                }
             }
         })
         .sum()
