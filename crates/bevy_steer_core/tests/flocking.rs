@@ -111,6 +111,33 @@ fn no_neighbour_or_a_neighbour_on_the_agent_gives_no_force_and_no_nan() {
     assert_eq!(alignment([Vector::X, -Vector::X]), Vector::ZERO);
 }
 
+/// A push is `radius / distance` along the way away at every distance: where the squared distance
+/// is normal (one division), where it underflows (a neighbour a hair away) and where it
+/// overflows; finite for any finite radius that the distance does not dwarf.
+#[test]
+fn a_push_by_distance_is_radius_over_distance_at_any_distance() {
+    let me = Vector::ZERO;
+    let cases = [
+        (1.0_f32, 10.0_f32),
+        // The smallest normal square: `1 / distance²` is as large as it gets, still finite.
+        (f32::MIN_POSITIVE.sqrt(), 10.0),
+        // A square that underflows: the scalar special case.
+        (1e-25, 1e-10),
+        // A square that overflows.
+        (1e25, 1e30),
+    ];
+    for (distance, radius) in cases {
+        let neighbour = -Vector::X * distance;
+        let push = separation_by_distance(me, radius, [neighbour]);
+        let expected = radius / distance;
+        assert!(push.is_finite(), "{distance}: {push}");
+        assert!(
+            (push.x - expected).abs() <= expected * 1e-5 && push.y == 0.0,
+            "{distance}: {push} against {expected}"
+        );
+    }
+}
+
 #[test]
 fn the_field_of_view_cuts_a_wedge_behind() {
     let heading = Vector::X;
