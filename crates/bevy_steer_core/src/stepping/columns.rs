@@ -60,8 +60,9 @@ pub(crate) fn plane_up_of(planes: &Query<PlaneColumn>, entity: Entity) -> Option
 }
 
 /// Adds a behaviour's weighted force to the agent's steering, or drops it and returns the problem
-/// when it is not finite. With a `budget` (prioritised combination), the force is shortened to what
-/// is left of it after the forces added so far, and nothing is added once it is spent.
+/// when it is not finite. With a budget (`budget` gives one for a prioritised agent; read only
+/// for a finite force), the force is shortened to what is left of it after the forces added so
+/// far, and nothing is added once it is spent.
 #[inline(always)]
 fn add_weighted_force(
     steering: &mut Steering,
