@@ -751,7 +751,7 @@ impl Band<'_> {
     }
 
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,fma")]
+    #[target_feature(enable = "avx2")]
     fn run_avx2(self) {
         self.run_on::<8>();
     }
