@@ -41,6 +41,8 @@ pub(crate) trait Lanes:
     fn sqrt(self) -> Self;
     /// `1.0 / self`.
     fn recip(self) -> Self;
+    /// Each lane with its sign bit cleared.
+    fn abs(self) -> Self;
     fn cmpeq(self, other: Self) -> Self::Mask;
     fn cmplt(self, other: Self) -> Self::Mask;
     fn cmple(self, other: Self) -> Self::Mask;
@@ -103,6 +105,10 @@ impl Lanes for Vec4 {
     #[inline(always)]
     fn recip(self) -> Self {
         Vec4::recip(self)
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        Vec4::abs(self)
     }
     #[inline(always)]
     fn cmpeq(self, other: Self) -> BVec4A {
@@ -271,6 +277,11 @@ impl<const N: usize> Lanes for Wide<N> {
     #[inline(always)]
     fn recip(self) -> Self {
         self.map(|value| 1.0 / value)
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        // On the bits, as `f32::abs` is.
+        self.map(|value| f32::from_bits(value.to_bits() & !(1 << 31)))
     }
     #[inline(always)]
     fn cmpeq(self, other: Self) -> WideMask<N> {

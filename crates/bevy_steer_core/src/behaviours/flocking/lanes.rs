@@ -143,11 +143,10 @@ pub(crate) struct FlockSums<L: Lanes = Vec4> {
     /// The agents' headings (`direction_or_zero` of their velocities), for the cones.
     heading: VectorLanes<L>,
     /// Each rule's lanes that see all round (no cone, or an agent at rest); for the others, the
-    /// squares of the cosines of half their fields of view, and which of them see half a turn or
-    /// more (the cosine not positive) and more than half a turn (negative).
+    /// cosines of half their fields of view times their absolute values (squares with the
+    /// cosines' signs), and which of them see more than half a turn (the cosine negative).
     all_round: [L::Mask; 3],
-    view_cos_squared: [L; 3],
-    half_turn_or_more: [L::Mask; 3],
+    view_cos_signed_squared: [L; 3],
     over_half_turn: [L::Mask; 3],
     /// Whether every lane's three rules have the same field of view (Reynolds' one neighbourhood),
     /// so that one cone test serves them all.
@@ -208,18 +207,21 @@ impl<L: Lanes> FlockSums<L> {
                 if CONES {
                     // `in_field_of_view`, squared: no square root.
                     let along = offset.dot(self.heading);
-                    let along_squared = along * along;
+                    let along_signed_squared = along * along.abs();
                     let ahead = along.cmpge(L::ZERO);
                     if self.one_cone {
                         // Reynolds' one neighbourhood for the three rules: one test.
-                        let seen = in_cones(self, 0, distance_squared, ahead, along_squared);
+                        let seen = in_cones(self, 0, distance_squared, ahead, along_signed_squared);
                         separation &= seen;
                         alignment &= seen;
                         cohesion &= seen;
                     } else {
-                        separation &= in_cones(self, 0, distance_squared, ahead, along_squared);
-                        alignment &= in_cones(self, 1, distance_squared, ahead, along_squared);
-                        cohesion &= in_cones(self, 2, distance_squared, ahead, along_squared);
+                        separation &=
+                            in_cones(self, 0, distance_squared, ahead, along_signed_squared);
+                        alignment &=
+                            in_cones(self, 1, distance_squared, ahead, along_signed_squared);
+                        cohesion &=
+                            in_cones(self, 2, distance_squared, ahead, along_signed_squared);
                     }
                 }
                 // Adding a zero leaves a sum's bits as they are: the sums start at +0 and so are
@@ -288,8 +290,12 @@ impl<L: Lanes> FlockSums<L> {
 }
 
 /// The lanes of `sums` whose rule `rule` sees a candidate at `distance_squared`, `along` their
-/// headings by as much as `along_squared` says (`ahead` where `along` is not negative):
-/// `in_field_of_view`, squared. A function rather than a closure, which the compiler left as a
+/// headings by `along` (`ahead` where it is not negative, `along_signed_squared` its
+/// `along * |along|`): `in_field_of_view`, whose `along >= length(offset) * cos` is compared
+/// squared on both sides with their signs kept. Ahead, `along² >= distance² * cos * |cos|` is the
+/// function's `cos <= 0 || along² >= distance² * cos²`; behind, where only a cone wider than a
+/// half turn sees, `-along² >= -(distance² * cos²)` is its `along² <= distance² * cos²` (a
+/// negation changes no rounding). A function rather than a closure, which the compiler left as a
 /// call to code without the wider lanes' instructions.
 #[inline(always)]
 fn in_cones<L: Lanes>(
@@ -297,12 +303,10 @@ fn in_cones<L: Lanes>(
     rule: usize,
     distance_squared: L,
     ahead: L::Mask,
-    along_squared: L,
+    along_signed_squared: L,
 ) -> L::Mask {
-    let bound = distance_squared * sums.view_cos_squared[rule];
-    sums.all_round[rule]
-        | (ahead & (sums.half_turn_or_more[rule] | along_squared.cmpge(bound)))
-        | (!ahead & sums.over_half_turn[rule] & along_squared.cmple(bound))
+    let bound = distance_squared * sums.view_cos_signed_squared[rule];
+    sums.all_round[rule] | ((ahead | sums.over_half_turn[rule]) & along_signed_squared.cmpge(bound))
 }
 
 /// The three flocking rules' sums over the neighbours of up to [`Lanes::COUNT`] agents, given
@@ -347,22 +351,16 @@ pub(crate) fn flock_sums<L: Lanes>(
     };
     let at_rest = heading.is_zero();
     // Read only by the scan with cones: a group without one sets none of them up.
-    let (all_round, view_cos_squared, half_turn_or_more, over_half_turn) = if cones {
+    let (all_round, view_cos_signed_squared, over_half_turn) = if cones {
+        let view_cos: [L; 3] = per_rule(|rule| lanes(agents, |agent| agent.view_cos[rule], 1.0));
         (
-            per_rule(|rule| mask::<L>(agents, |agent| agent.view_cos[rule] <= -1.0) | at_rest),
-            per_rule(|rule| {
-                lanes(
-                    agents,
-                    |agent| agent.view_cos[rule] * agent.view_cos[rule],
-                    1.0,
-                )
-            }),
-            per_rule(|rule| mask::<L>(agents, |agent| agent.view_cos[rule] <= 0.0)),
-            per_rule(|rule| mask::<L>(agents, |agent| agent.view_cos[rule] < 0.0)),
+            per_rule(|rule| view_cos[rule].cmple(L::splat(-1.0)) | at_rest),
+            per_rule(|rule| view_cos[rule] * view_cos[rule].abs()),
+            per_rule(|rule| view_cos[rule].cmplt(L::ZERO)),
         )
     } else {
         let all = L::Mask::splat(true);
-        ([all; 3], [L::ONE; 3], [all; 3], [all; 3])
+        ([all; 3], [L::ONE; 3], [all; 3])
     };
     let mut sums = FlockSums {
         // An unused lane's NaN position finds no neighbour.
@@ -381,8 +379,7 @@ pub(crate) fn flock_sums<L: Lanes>(
         separation_radius: lanes(agents, |agent| agent.radii[0], f32::NAN),
         heading,
         all_round,
-        view_cos_squared,
-        half_turn_or_more,
+        view_cos_signed_squared,
         over_half_turn,
         one_cone: agents.iter().all(|agent| {
             let [separation, alignment, cohesion] = agent.view_cos.map(f32::to_bits);
@@ -465,8 +462,30 @@ fn each<L: Lanes>(agents: &[FlockAgent], value: impl Fn(&FlockAgent) -> f32) -> 
 /// each lane where no step needs one of the scalar path's special cases, the forces the rules'
 /// `force_from_*` functions give times the weights, to the bit; the other lanes are marked not
 /// valid.
+///
+/// In a function of its own ([`Lanes::run_apart`]): its chains of square roots and divisions are
+/// scheduled on their own, however the code round it changes (inlined into the group's code, a
+/// change to the set-up of the cones made the default settings' forces 6 % slower).
 #[inline(always)]
 pub(crate) fn flock_forces<L: Lanes>(agents: &[FlockAgent], sums: &FlockSums<L>) -> FlockForces {
+    L::run_apart(ForcesApart(agents, sums))
+}
+
+/// The work of [`flock_forces`].
+struct ForcesApart<'a, L: Lanes>(&'a [FlockAgent], &'a FlockSums<L>);
+
+impl<L: Lanes> ApartOn<L> for ForcesApart<'_, L> {
+    type Output = FlockForces;
+
+    #[inline(always)]
+    fn run(self) -> FlockForces {
+        forces_on_lanes(self.0, self.1)
+    }
+}
+
+/// See [`flock_forces`].
+#[inline(always)]
+fn forces_on_lanes<L: Lanes>(agents: &[FlockAgent], sums: &FlockSums<L>) -> FlockForces {
     // Unused lanes take the last agent's values, and are not read.
     let position = VectorLanes::<L>::from_fn(|lane| on_lane(agents, lane).position);
     let velocity = VectorLanes::<L>::from_fn(|lane| on_lane(agents, lane).velocity);
@@ -793,8 +812,7 @@ mod tests {
             separation_radius: L::ZERO,
             heading: VectorLanes::ZERO,
             all_round: [L::Mask::splat(true); 3],
-            view_cos_squared: [L::ONE; 3],
-            half_turn_or_more: [L::Mask::splat(true); 3],
+            view_cos_signed_squared: [L::ONE; 3],
             over_half_turn: [L::Mask::splat(true); 3],
             one_cone: true,
             uncommon: L::Mask::splat(false),
