@@ -881,6 +881,53 @@ mod tests {
         Ok(())
     }
 
+    /// The cone test compares `along·|along|` with `d²·cos·|cos|`: behind an agent whose field of
+    /// view is at most a half turn, a neighbour a hair away has both sides zero (they underflow),
+    /// yet it is not seen, as `in_field_of_view` says; ahead it is, and behind a wider cone it is
+    /// too (its squares compare equal). Straight behind at an ordinary distance, only a view all
+    /// round sees.
+    #[test]
+    fn a_neighbour_a_hair_behind_is_seen_as_the_scalar_test_sees_it() {
+        for (offset, view, seen) in [
+            (1e-30, 1.0, true),
+            (-1e-30, 1.0, false),
+            (-1e-30, 2.0, false),
+            (-1e-30, 4.0, true),
+            (-3.0, 4.0, false),
+            (-3.0, TAU, true),
+        ] {
+            let mut index = SpatialIndex::<()>::new(10.0);
+            let agent_entity = Entity::from_raw_u32(1).unwrap();
+            index.rebuild_moving([0.0, offset].into_iter().enumerate().map(|(at, x)| {
+                let mut position = Vector::ZERO;
+                position[0] = x;
+                Neighbour {
+                    entity: Entity::from_raw_u32(at as u32 + 1).unwrap(),
+                    position,
+                    velocity: Vector::ZERO,
+                }
+            }));
+            let slot = index
+                .cells()
+                .entries()
+                .iter()
+                .position(|entry| entry.entity == agent_entity);
+            let mut velocity = Vector::ZERO;
+            velocity[0] = 50.0;
+            let agent = FlockAgent {
+                velocity,
+                slot: slot.unwrap() as u32,
+                view_cos: [half_angle_cos(view); 3],
+                ..flock_agent()
+            };
+            let walked = walked_sums(&index, &agent).2.count;
+            assert_eq!(walked, u32::from(seen), "{offset} behind a view of {view}");
+            check_sums::<Vec4>(&index, &[agent]).unwrap();
+            check_sums::<Wide<8>>(&index, &[agent]).unwrap();
+            check_sums::<Wide<16>>(&index, &[agent]).unwrap();
+        }
+    }
+
     /// A neighbour so close that its squared distance underflows needs the scalar path's exact
     /// length for its push: the lane is not valid, and the agent walks the index. A cone test
     /// needs no length (it compares squares) and stays on the lanes. At an ordinary distance both
