@@ -171,16 +171,12 @@ pub fn in_field_of_view(
     }
     let offset = other - position;
     let along = offset.dot(heading);
-    // `along >= length(offset) * half_angle_cos`, squared on both sides (a square root saved for
-    // every candidate): ahead of the agent, within the cone or the cone is wider than a half
-    // turn; behind it, the cone is wider than a half turn and the candidate within it.
-    let bound = offset.length_squared() * (half_angle_cos * half_angle_cos);
-    let along_squared = along * along;
-    if along >= 0.0 {
-        half_angle_cos <= 0.0 || along_squared >= bound
-    } else {
-        half_angle_cos < 0.0 && along_squared <= bound
-    }
+    // `along >= length(offset) * half_angle_cos`, squared on both sides with their signs kept (a
+    // square root saved for every candidate): `along·|along| >= distance²·cos·|cos|`. Behind the
+    // agent only a cone wider than a half turn sees; said outright, since there both sides
+    // underflow to zero for a candidate a hair away.
+    let bound = offset.length_squared() * (half_angle_cos * half_angle_cos.abs());
+    (along >= 0.0 || half_angle_cos < 0.0) && along * along.abs() >= bound
 }
 
 /// A sum of vectors and how many were added: what the mean-based rules keep of their neighbours.

@@ -205,7 +205,7 @@ impl<L: Lanes> FlockSums<L> {
                 let [mut separation, mut alignment, mut cohesion] =
                     per_rule(|rule| distance_squared.cmple(self.radii_squared[rule]) & keep);
                 if CONES {
-                    // `in_field_of_view`, squared: no square root.
+                    // `in_field_of_view`: no square root.
                     let along = offset.dot(self.heading);
                     let along_signed_squared = along * along.abs();
                     let ahead = along.cmpge(L::ZERO);
@@ -291,12 +291,8 @@ impl<L: Lanes> FlockSums<L> {
 
 /// The lanes of `sums` whose rule `rule` sees a candidate at `distance_squared`, `along` their
 /// headings by `along` (`ahead` where it is not negative, `along_signed_squared` its
-/// `along * |along|`): `in_field_of_view`, whose `along >= length(offset) * cos` is compared
-/// squared on both sides with their signs kept. Ahead, `along² >= distance² * cos * |cos|` is the
-/// function's `cos <= 0 || along² >= distance² * cos²`; behind, where only a cone wider than a
-/// half turn sees, `-along² >= -(distance² * cos²)` is its `along² <= distance² * cos²` (a
-/// negation changes no rounding). A function rather than a closure, which the compiler left as a
-/// call to code without the wider lanes' instructions.
+/// `along * |along|`): `in_field_of_view`'s comparison, in its order. A function rather than a
+/// closure, which the compiler left as a call to code without the wider lanes' instructions.
 #[inline(always)]
 fn in_cones<L: Lanes>(
     sums: &FlockSums<L>,
