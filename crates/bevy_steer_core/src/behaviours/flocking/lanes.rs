@@ -877,6 +877,34 @@ mod tests {
         Ok(())
     }
 
+    /// `x` along the first axis.
+    fn on_first_axis(x: f32) -> Vector {
+        let mut vector = Vector::ZERO;
+        vector[0] = x;
+        vector
+    }
+
+    /// An index of an agent at the origin and one neighbour `offset` from it along the first
+    /// axis, both at rest there, and the agent's slot.
+    fn agent_and_neighbour(offset: f32) -> (SpatialIndex<()>, u32) {
+        let mut index = SpatialIndex::<()>::new(10.0);
+        let agent = Entity::from_raw_u32(1).unwrap();
+        index.rebuild_moving(
+            [0.0, offset]
+                .into_iter()
+                .enumerate()
+                .map(|(at, x)| Neighbour {
+                    entity: Entity::from_raw_u32(at as u32 + 1).unwrap(),
+                    position: on_first_axis(x),
+                    velocity: Vector::ZERO,
+                }),
+        );
+        let slot = (index.cells().entries().iter())
+            .position(|entry| entry.entity == agent)
+            .unwrap();
+        (index, slot as u32)
+    }
+
     /// The cone test compares `along·|along|` with `d²·cos·|cos|`: behind an agent whose field of
     /// view is at most a half turn, a neighbour a hair away has both sides zero (they underflow),
     /// yet it is not seen, as `in_field_of_view` says; ahead it is, and behind a wider cone it is
@@ -892,27 +920,10 @@ mod tests {
             (-3.0, 4.0, false),
             (-3.0, TAU, true),
         ] {
-            let mut index = SpatialIndex::<()>::new(10.0);
-            let agent_entity = Entity::from_raw_u32(1).unwrap();
-            index.rebuild_moving([0.0, offset].into_iter().enumerate().map(|(at, x)| {
-                let mut position = Vector::ZERO;
-                position[0] = x;
-                Neighbour {
-                    entity: Entity::from_raw_u32(at as u32 + 1).unwrap(),
-                    position,
-                    velocity: Vector::ZERO,
-                }
-            }));
-            let slot = index
-                .cells()
-                .entries()
-                .iter()
-                .position(|entry| entry.entity == agent_entity);
-            let mut velocity = Vector::ZERO;
-            velocity[0] = 50.0;
+            let (index, slot) = agent_and_neighbour(offset);
             let agent = FlockAgent {
-                velocity,
-                slot: slot.unwrap() as u32,
+                velocity: on_first_axis(50.0),
+                slot,
                 view_cos: [half_angle_cos(view); 3],
                 ..flock_agent()
             };
@@ -932,27 +943,10 @@ mod tests {
     fn a_neighbour_a_hair_away_sends_a_push_to_the_walk() {
         for gap in [1e-30, 1.0] {
             for (by_distance, view) in [(true, TAU), (false, 2.0)] {
-                let mut index = SpatialIndex::<()>::new(10.0);
-                index.rebuild_moving([0.0, gap].into_iter().enumerate().map(|(at, x)| {
-                    let mut position = Vector::ZERO;
-                    position[0] = x;
-                    Neighbour {
-                        entity: Entity::from_raw_u32(at as u32).unwrap(),
-                        position,
-                        velocity: Vector::ZERO,
-                    }
-                }));
-                let slot = index
-                    .cells()
-                    .entries()
-                    .iter()
-                    .position(|entry| entry.position == Vector::ZERO)
-                    .unwrap() as u32;
-                let mut velocity = Vector::ZERO;
-                velocity[0] = 50.0;
+                let (index, slot) = agent_and_neighbour(gap);
                 // Alignment only: its sum, the neighbour's zero velocity, needs no special case.
                 let agent = FlockAgent {
-                    velocity,
+                    velocity: on_first_axis(50.0),
                     radii: [f32::NAN, 5.0, f32::NAN],
                     view_cos: [-1.0, half_angle_cos(view), -1.0],
                     slot,
