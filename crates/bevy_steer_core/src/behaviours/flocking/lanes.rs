@@ -56,25 +56,6 @@ impl FlockAgent {
     /// Cohesion seeks at full speed ([`CohesionMethod::Seek`](super::CohesionMethod::Seek)).
     pub(crate) const SEEK: u8 = 1 << 2;
 
-    /// Whether `other` has the very same rules (radii, strengths, weights, fields of view and
-    /// methods), bit for bit.
-    #[inline]
-    pub(crate) fn same_rules(&self, other: &Self) -> bool {
-        // The differing bits of every field or'ed together: no branch, no call to `memcmp`.
-        let mut differ = u32::from(self.methods ^ other.methods);
-        for rule in 0..3 {
-            for (mine, theirs) in [
-                (self.radii[rule], other.radii[rule]),
-                (self.strengths[rule], other.strengths[rule]),
-                (self.weights[rule], other.weights[rule]),
-                (self.view_cos[rule], other.view_cos[rule]),
-            ] {
-                differ |= mine.to_bits() ^ theirs.to_bits();
-            }
-        }
-        differ == 0
-    }
-
     /// Whether the agent's rules use `method`.
     fn uses(&self, method: u8) -> bool {
         self.methods & method != 0
