@@ -10,8 +10,9 @@
 //! - `flocking`: one step of the flocking scene (N boids with separation, alignment, cohesion and
 //!   wander, index rebuild included), and the same arithmetic as a plain loop over a `Vec` of
 //!   structs with a grid, parallelised the same way (the baseline), checked to move every boid to
-//!   the same bits. At 10 000 and 100 000 boids also the same scene with separation by distance
-//!   and with a field of view of 270 degrees for each rule, and the default rules written as a
+//!   the same bits. At 10 000 and 100 000 boids also the same scene with separation by distance,
+//!   with a field of view of 270 degrees for each rule, with Reynolds' classic alignment and
+//!   cohesion, with weights (alignment's 0: off), and the default rules written as a
 //!   user's own neighbour behaviours (`Scene::FlockingOwnRules`, which must move every boid to the
 //!   same bits), each timed against the default settings in alternate blocks.
 //!
@@ -610,16 +611,20 @@ fn paired_growth<S, L>(
 }
 
 /// The flocking scene's other settings the benchmark times: names and scenes.
-const FLOCKING_SETTINGS: [(&str, Scene); 3] = [
+const FLOCKING_SETTINGS: [(&str, Scene); 5] = [
     ("plugin, by distance", Scene::FlockingByDistance),
     ("plugin, field of view", Scene::FlockingFieldOfView),
+    ("plugin, classic forms", Scene::FlockingClassic),
+    ("plugin, weighted", Scene::FlockingWeighted),
     ("plugin, own rules", Scene::FlockingOwnRules),
 ];
 
 /// The names of their times over the default settings', paired.
-const FLOCKING_SETTINGS_PAIRED: [&str; 3] = [
+const FLOCKING_SETTINGS_PAIRED: [&str; 5] = [
     "by distance / default, paired",
     "field of view / default, paired",
+    "classic forms / default, paired",
+    "weighted / default, paired",
     "own rules / default, paired",
 ];
 

@@ -5,7 +5,7 @@
 //! | --- | --- | --- |
 //! | `--agents N` | 100000 | prey (hunter / prey), wanderers or boids |
 //! | `--steps N` | 2000 | steps of 1/60 s to run |
-//! | `--scene hunter-prey`, `wander`, `flocking`, `flocking-by-distance`, `flocking-field-of-view`, `flocking-own-rules`, `obstacles` or `reference` | `hunter-prey` | what to simulate (the flocking scene as it is, with separation by distance, with a field of view of 270 degrees for each rule, or with the rules as neighbour behaviours of a user's own; `reference`: the reference loop's scene, see `benches/reference_loop.sh`) |
+//! | `--scene hunter-prey`, `wander`, `flocking`, `flocking-by-distance`, `flocking-field-of-view`, `flocking-classic`, `flocking-weighted`, `flocking-own-rules`, `obstacles` or `reference` | `hunter-prey` | what to simulate (the flocking scene as it is, with separation by distance, with a field of view of 270 degrees for each rule, with Reynolds' classic alignment and cohesion, with weights 1.5 / 0 / 0.75 (alignment off), or with the rules as neighbour behaviours of a user's own; `reference`: the reference loop's scene, see `benches/reference_loop.sh`) |
 //! | `--pools every-core` or `default` | `every-core` | the compute pool: every core, or what Bevy's default task pools give it (one thread on a 2-core machine) |
 //! | `--threads N` | | a compute pool of N threads (instead of `--pools`) |
 //! | `--warmup N` | 0 | steps run before the timed ones, not timed |
@@ -70,15 +70,16 @@ impl Options {
                         "flocking" => Scene::Flocking,
                         "flocking-by-distance" => Scene::FlockingByDistance,
                         "flocking-field-of-view" => Scene::FlockingFieldOfView,
+                        "flocking-classic" => Scene::FlockingClassic,
+                        "flocking-weighted" => Scene::FlockingWeighted,
                         "flocking-own-rules" => Scene::FlockingOwnRules,
                         "obstacles" => Scene::Obstacles,
                         "reference" => Scene::Reference,
                         _ => {
                             return Err(format!(
                                 "unknown scene {value:?}: hunter-prey, wander, flocking, \
-                                 flocking-by-distance, flocking-field-of-view, flocking-own-rules, \
-                                 obstacles or \
-                                 reference"
+                                 flocking-by-distance, flocking-field-of-view, flocking-classic, \
+                                 flocking-weighted, flocking-own-rules, obstacles or reference"
                             ));
                         }
                     }
@@ -108,6 +109,14 @@ impl Options {
                 "{} boids, each rule with a field of view of {} degrees",
                 self.agents,
                 scenes::FIELD_OF_VIEW.to_degrees()
+            ),
+            Scene::FlockingClassic => format!(
+                "{} boids, alignment matching the mean velocity and cohesion seeking the centre",
+                self.agents
+            ),
+            Scene::FlockingWeighted => format!(
+                "{} boids, weighted: separation 1.5, alignment off, cohesion 0.75",
+                self.agents
             ),
             Scene::FlockingOwnRules => {
                 format!(

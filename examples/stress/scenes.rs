@@ -39,6 +39,12 @@ pub enum Scene {
     FlockingByDistance,
     /// The boids of `Flocking` with a field of view of [`FIELD_OF_VIEW`] for each rule.
     FlockingFieldOfView,
+    /// The boids of `Flocking` with Reynolds' classic forms: alignment that matches the
+    /// neighbours' mean velocity, cohesion that seeks their centre at full speed.
+    FlockingClassic,
+    /// The boids of `Flocking` with weights: separation 1.5, alignment off (weight 0), cohesion
+    /// 0.75.
+    FlockingWeighted,
     /// The boids of `Flocking` with the three rules as neighbour behaviours of a user's own
     /// ([`OwnRule`]), stepped as any user's are rather than by the built-in flocking system.
     FlockingOwnRules,
@@ -72,6 +78,20 @@ impl Scene {
                     separation.with_field_of_view(FIELD_OF_VIEW),
                     alignment.with_field_of_view(FIELD_OF_VIEW),
                     cohesion.with_field_of_view(FIELD_OF_VIEW),
+                )
+            }),
+            Self::FlockingClassic => flock(agents, |(separation, alignment, cohesion)| {
+                (
+                    separation,
+                    alignment.with_method(AlignmentMethod::MeanVelocity),
+                    cohesion.with_method(CohesionMethod::Seek),
+                )
+            }),
+            Self::FlockingWeighted => flock(agents, |(separation, alignment, cohesion)| {
+                (
+                    separation.with_weight(1.5),
+                    alignment.with_weight(0.0),
+                    cohesion.with_weight(0.75),
                 )
             }),
             Self::FlockingOwnRules => own_rules_flock(agents),
