@@ -199,9 +199,10 @@ fn same_bits(a: &[u32; 15], b: &[u32; 15]) -> bool {
     a.iter().zip(b).fold(0, |differ, (a, b)| differ | (a ^ b)) == 0
 }
 
-/// The last field of view read for each rule, as bits, and its [`half_angle_cos`]: a job's agents
-/// mostly share their rules, and the cosine is a call to `cos` (three an agent with fields of
-/// view). The same bits give the same cosine, so the records do not change.
+/// The last field of view read for each rule, as bits, and its [`half_angle_cos`]: agents whose
+/// rules differ in something else (a radius drawn for each agent, say) mostly share their fields
+/// of view, and the cosine is a call to `cos` (three a record with fields of view). The same bits
+/// give the same cosine, so the records do not change.
 struct HalfAngleCosines([(u32, f32); 3]);
 
 impl Default for HalfAngleCosines {
