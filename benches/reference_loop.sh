@@ -17,6 +17,9 @@
 #
 #   benches/reference_loop.sh                      # 10 000 and 100 000 boids, 1 and 2 threads, 3 rounds
 #   ROUNDS=5 SIZES="100000" THREADS="2" benches/reference_loop.sh
+#
+# Three tables: each median step and the ratios; the index rebuild against the loop's counting
+# sort; and, when more than one thread count is given, how much faster each gets from the first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 loop_dir=${FLOCKING_LOOP_DIR:-../shared/reference/flocking-loop}
@@ -99,3 +102,18 @@ for agents in $sizes; do
         echo "| $agents | $threads | $sort | $rebuild | $(ratio "$sort" "$rebuild") |"
     done
 done
+# From the first thread count to each other one: how much faster each gets (on a 2-core machine, one
+# thread to two; the loop's README reads 1.8 for it).
+first_threads=${threads_list%% *}
+if [ "$threads_list" != "$first_threads" ]; then
+    echo
+    echo "| boids | threads | loop: $first_threads thread(s) / these | plugin: $first_threads thread(s) / these |"
+    echo "| --- | --- | --- | --- |"
+    for agents in $sizes; do
+        threads=$first_threads
+        loop_first=$(column 3); plugin_first=$(column 4)
+        for threads in ${threads_list#"$first_threads"}; do
+            echo "| $agents | $threads | $(ratio "$(column 3)" "$loop_first") | $(ratio "$(column 4)" "$plugin_first") |"
+        done
+    done
+fi
