@@ -124,14 +124,20 @@ impl NeighbourScratch {
     }
 }
 
-/// The radius of `behaviour` when it can hold neighbours (a positive finite number).
+/// The radius of `behaviour` when it can hold neighbours (see [`holds_neighbours`]).
 pub(crate) fn neighbourhood_radius<B: NeighbourBehaviour>(behaviour: &B) -> Result<f32, NoTarget> {
     let radius = behaviour.radius();
-    if radius > 0.0 && radius.is_finite() {
+    if holds_neighbours(radius) {
         Ok(radius)
     } else {
         Err(NoTarget::InvalidRadius)
     }
+}
+
+/// Whether a neighbourhood of `radius` can hold neighbours: a positive finite number.
+#[inline]
+pub(crate) fn holds_neighbours(radius: f32) -> bool {
+    radius > 0.0 && radius.is_finite()
 }
 
 /// The weighted force of neighbour behaviour `behaviour` on `agent` (whose entity is `entity`) from

@@ -20,7 +20,7 @@ use crate::spatial::{IndexCells, Neighbours};
 use crate::stepping::NeighbourBehaviour;
 use crate::stepping::columns::{AgentColumns, BudgetColumns, log_not_dense, settle, table_jobs};
 use crate::stepping::jobs::{MIN_QUERYING_AGENTS_PER_JOB, agents_per_job};
-use crate::stepping::neighbours::{NeighbourScratch, neighbourhood_radius};
+use crate::stepping::neighbours::{NeighbourScratch, holds_neighbours, neighbourhood_radius};
 use crate::tasks::{read, run_phases, write};
 
 type FlockAgents<'w, 's, M> = Query<
@@ -77,126 +77,124 @@ fn rules_at<'a>(
     )
 }
 
-/// The rules of an agent as [`lanes::flock_sums`] and [`lanes::flock_forces`] take them (a
-/// [`FlockAgent`] whose other fields are unset), when they need nothing the lanes leave out: every
-/// active rule has a valid radius and a finite strength and weight; alignment's and cohesion's
-/// strengths are not negative; at least one rule is on. Any field of view and every method of the
-/// rules go on the lanes. `None` sends the agents with these rules down the scalar walk, which
-/// handles everything.
-#[inline]
-fn flock_rules(
-    (separation, alignment, cohesion): FlockRules,
-    cosines: &mut HalfAngleCosines,
-) -> Option<FlockAgent> {
-    /// Puts `rule` (the `index`th) on `record`, or answers `false` when the lanes cannot take it.
-    fn take<B: NeighbourBehaviour>(
-        record: &mut FlockAgent,
-        cosines: &mut HalfAngleCosines,
-        index: usize,
-        rule: Option<&B>,
-        strength: impl Fn(&B) -> f32,
-        truncates: bool,
-    ) -> bool {
-        let Some(rule) = rule else {
-            return true;
-        };
-        let (radius, strength, weight) = (rule.radius(), strength(rule), rule.weight());
-        let valid = neighbourhood_radius(rule).is_ok()
-            && strength.is_finite()
-            && weight.is_finite()
-            && (!truncates || strength.is_sign_positive());
-        record.radii[index] = radius;
-        record.strengths[index] = strength;
-        record.weights[index] = weight;
-        record.view_cos[index] = cosines.of(index, rule.field_of_view());
-        valid
-    }
-    let mut record = FlockAgent {
-        position: Vector::ZERO,
-        velocity: Vector::ZERO,
-        max_speed: 0.0,
-        radii: [f32::NAN; 3],
-        strengths: [0.0; 3],
-        weights: [0.0; 3],
-        view_cos: [-1.0; 3],
-        slot: 0,
-        methods: [
-            (separation.is_some_and(|rule| rule.method == SeparationMethod::ByDistance))
-                .then_some(FlockAgent::BY_DISTANCE),
-            (alignment.is_some_and(|rule| rule.method == AlignmentMethod::MeanVelocity))
-                .then_some(FlockAgent::MEAN_VELOCITY),
-            (cohesion.is_some_and(|rule| rule.method == CohesionMethod::Seek))
-                .then_some(FlockAgent::SEEK),
-        ]
-        .into_iter()
-        .flatten()
-        .fold(0, |methods, method| methods | method),
-    };
-    let valid = take(
-        &mut record,
-        cosines,
-        0,
-        separation,
-        |rule| rule.strength,
-        false,
-    ) && take(
-        &mut record,
-        cosines,
-        1,
-        alignment,
-        |rule| rule.strength,
-        true,
-    ) && take(
-        &mut record,
-        cosines,
-        2,
-        cohesion,
-        |rule| rule.strength,
-        true,
-    );
-    // An agent with no rule on is left to the walk, which has nothing to do either.
-    (valid && record.reach() > 0.0).then_some(record)
+/// What the lanes take of one active rule of an agent: read once an agent, compared as bits with
+/// the previous agent's, made into the lanes' record only when they differ.
+#[derive(Clone, Copy, Debug)]
+struct LaneRule {
+    radius: f32,
+    field_of_view: f32,
+    strength: f32,
+    weight: f32,
+    /// The rule's method as a [`FlockAgent`] method bit (0 for its default method).
+    method: u8,
 }
 
-/// An agent's active rules as bits (each rule's radius, field of view, strength, weight and
-/// method; all ones for a rule it lacks or has off): agents with the same bits have the same
-/// [`flock_rules`], which a job's agents mostly share, so it is worked out once for each run of
-/// them.
-#[inline]
-fn rules_bits((separation, alignment, cohesion): FlockRules) -> [u32; 15] {
+impl LaneRule {
+    /// `rule`'s, its strength and method bit given by `strength_and_method`.
     #[inline]
     fn of<B: NeighbourBehaviour>(
         rule: Option<&B>,
-        strength: impl Fn(&B) -> f32,
-        method: impl Fn(&B) -> u32,
-    ) -> [u32; 5] {
-        rule.map_or([u32::MAX; 5], |rule| {
-            [
-                rule.radius().to_bits(),
-                rule.field_of_view().to_bits(),
-                strength(rule).to_bits(),
-                rule.weight().to_bits(),
-                method(rule),
-            ]
+        strength_and_method: impl Fn(&B) -> (f32, u8),
+    ) -> Option<Self> {
+        rule.map(|rule| {
+            let (strength, method) = strength_and_method(rule);
+            Self {
+                radius: rule.radius(),
+                field_of_view: rule.field_of_view(),
+                strength,
+                weight: rule.weight(),
+                method,
+            }
         })
     }
-    let [a, b, c] = [
-        of(separation, |rule| rule.strength, |rule| rule.method as u32),
-        of(alignment, |rule| rule.strength, |rule| rule.method as u32),
-        of(cohesion, |rule| rule.strength, |rule| rule.method as u32),
-    ];
-    let mut bits = [0; 15];
-    bits[..5].copy_from_slice(&a);
-    bits[5..10].copy_from_slice(&b);
-    bits[10..].copy_from_slice(&c);
-    bits
+}
+
+/// The active rules of one agent (separation, alignment, cohesion) as the lanes take them.
+type LaneRules = [Option<LaneRule>; 3];
+
+/// What the lanes take of the active `rules`.
+#[inline]
+fn lane_rules((separation, alignment, cohesion): FlockRules) -> LaneRules {
+    let method = |uses: bool, bit: u8| if uses { bit } else { 0 };
+    [
+        LaneRule::of(separation, |rule| {
+            let by_distance = rule.method == SeparationMethod::ByDistance;
+            (rule.strength, method(by_distance, FlockAgent::BY_DISTANCE))
+        }),
+        LaneRule::of(alignment, |rule| {
+            let mean_velocity = rule.method == AlignmentMethod::MeanVelocity;
+            (
+                rule.strength,
+                method(mean_velocity, FlockAgent::MEAN_VELOCITY),
+            )
+        }),
+        LaneRule::of(cohesion, |rule| {
+            let seek = rule.method == CohesionMethod::Seek;
+            (rule.strength, method(seek, FlockAgent::SEEK))
+        }),
+    ]
+}
+
+/// `rules` as bits, each rule's five words (all ones for a rule the agent lacks or has off): agents
+/// with the same bits get the same [`flock_rules`].
+#[inline]
+fn rules_bits(rules: &LaneRules) -> [[u32; 5]; 3] {
+    rules.map(|rule| {
+        rule.map_or([u32::MAX; 5], |rule| {
+            [
+                rule.radius.to_bits(),
+                rule.field_of_view.to_bits(),
+                rule.strength.to_bits(),
+                rule.weight.to_bits(),
+                rule.method.into(),
+            ]
+        })
+    })
 }
 
 /// Whether two [`rules_bits`] are the same: every word's differing bits or'ed together, with no
 /// branch and no call to `memcmp` (which `==` on the arrays is, 4 % of the step).
 #[inline]
-fn same_bits(a: &[u32; 15], b: &[u32; 15]) -> bool {
-    a.iter().zip(b).fold(0, |differ, (a, b)| differ | (a ^ b)) == 0
+fn same_bits(a: &[[u32; 5]; 3], b: &[[u32; 5]; 3]) -> bool {
+    (a.as_flattened().iter())
+        .zip(b.as_flattened())
+        .fold(0, |differ, (a, b)| differ | (a ^ b))
+        == 0
+}
+
+/// `rules` as [`lanes::flock_sums`] and [`lanes::flock_forces`] take them (a [`FlockAgent`] whose
+/// other fields are unset), when they need nothing the lanes leave out: every active rule has a
+/// valid radius and a finite strength and weight; alignment's and cohesion's strengths (which
+/// their forces are truncated to) are not negative; at least one rule is on. Any field of view
+/// and every method of the rules go on the lanes. `None` sends the agents with these rules down
+/// the scalar walk, which handles everything.
+#[inline]
+fn flock_rules(rules: &LaneRules, cosines: &mut HalfAngleCosines) -> Option<FlockAgent> {
+    let mut record = FlockAgent {
+        radii: [f32::NAN; 3],
+        view_cos: [-1.0; 3],
+        ..FlockAgent::default()
+    };
+    for (index, rule) in rules.iter().enumerate() {
+        let Some(rule) = rule else {
+            continue;
+        };
+        let truncates = index > 0;
+        if !(holds_neighbours(rule.radius)
+            && rule.strength.is_finite()
+            && rule.weight.is_finite()
+            && (!truncates || rule.strength.is_sign_positive()))
+        {
+            return None;
+        }
+        record.radii[index] = rule.radius;
+        record.strengths[index] = rule.strength;
+        record.weights[index] = rule.weight;
+        record.view_cos[index] = cosines.of(index, rule.field_of_view);
+        record.methods |= rule.method;
+    }
+    // An agent with no rule on is left to the walk, which has nothing to do either.
+    (record.reach() > 0.0).then_some(record)
 }
 
 /// The last field of view read for each rule, as bits, and its [`half_angle_cos`]: agents whose
@@ -517,14 +515,14 @@ pub fn apply_flocking<M: Component>(
             let mut cosines = HalfAngleCosines::default();
             // The last run's rules: their bits, and where they are in `job_rules` (`None`: the
             // lanes cannot take them).
-            let mut last: Option<([u32; 15], Option<u32>)> = None;
+            let mut last: Option<([[u32; 5]; 3], Option<u32>)> = None;
             for row in 0..rows.len {
-                let row_rules = rules_at(rules, row);
-                let bits = rules_bits(row_rules);
+                let row_rules = lane_rules(rules_at(rules, row));
+                let bits = rules_bits(&row_rules);
                 let at = match last {
                     Some((last_bits, at)) if same_bits(&last_bits, &bits) => at,
                     _ => {
-                        let at = flock_rules(row_rules, &mut cosines).map(|record| {
+                        let at = flock_rules(&row_rules, &mut cosines).map(|record| {
                             job_rules.push(record);
                             job_rules.len() as u32 - 1
                         });
