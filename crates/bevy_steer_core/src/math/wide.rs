@@ -280,8 +280,7 @@ impl<const N: usize> Lanes for Wide<N> {
     }
     #[inline(always)]
     fn abs(self) -> Self {
-        // On the bits, as `f32::abs` is.
-        self.map(|value| f32::from_bits(value.to_bits() & !(1 << 31)))
+        self.map(f32::abs)
     }
     #[inline(always)]
     fn cmpeq(self, other: Self) -> WideMask<N> {
