@@ -83,13 +83,15 @@ for round in $(seq 1 "$rounds"); do
     done
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+# The median over the rounds of field K of the runs of AGENTS boids on THREADS threads.
+column() { awk -v n="$1" -v t="$2" -v k="$3" '$1 == n && $2 == t { print $k }' "$results" | median; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b / a }'; }
 echo "| boids | threads | loop (ms, median of $rounds) | loop x86-64 (ms) | plugin (ms) | plugin / loop | plugin / loop x86-64 |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
 for agents in $sizes; do
     for threads in $threads_list; do
-        column() { awk -v n="$agents" -v t="$threads" -v k="$1" '$1 == n && $2 == t { print $k }' "$results" | median; }
-        ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b / a }'; }
-        a=$(column 3); b=$(column 4); c=$(column 5)
+        a=$(column "$agents" "$threads" 3); b=$(column "$agents" "$threads" 4)
+        c=$(column "$agents" "$threads" 5)
         echo "| $agents | $threads | $a | $c | $b | $(ratio "$a" "$b") | $(ratio "$c" "$b") |"
     done
 done
@@ -98,7 +100,7 @@ echo "| boids | threads | loop's sort (ms, median of $rounds) | plugin's index r
 echo "| --- | --- | --- | --- | --- |"
 for agents in $sizes; do
     for threads in $threads_list; do
-        sort=$(column 6); rebuild=$(column 7)
+        sort=$(column "$agents" "$threads" 6); rebuild=$(column "$agents" "$threads" 7)
         echo "| $agents | $threads | $sort | $rebuild | $(ratio "$sort" "$rebuild") |"
     done
 done
@@ -110,10 +112,11 @@ if [ "$threads_list" != "$first_threads" ]; then
     echo "| boids | threads | loop: $first_threads thread(s) / these | plugin: $first_threads thread(s) / these |"
     echo "| --- | --- | --- | --- |"
     for agents in $sizes; do
-        threads=$first_threads
-        loop_first=$(column 3); plugin_first=$(column 4)
+        loop_first=$(column "$agents" "$first_threads" 3)
+        plugin_first=$(column "$agents" "$first_threads" 4)
         for threads in ${threads_list#"$first_threads"}; do
-            echo "| $agents | $threads | $(ratio "$(column 3)" "$loop_first") | $(ratio "$(column 4)" "$plugin_first") |"
+            loop=$(column "$agents" "$threads" 3); plugin=$(column "$agents" "$threads" 4)
+            echo "| $agents | $threads | $(ratio "$loop" "$loop_first") | $(ratio "$plugin" "$plugin_first") |"
         done
     done
 fi
