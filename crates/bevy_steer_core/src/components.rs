@@ -19,6 +19,10 @@ pub struct Velocity(pub Vector);
 
 /// Mass of the agent: the accumulated steering force is divided by it. Default `1.0`.
 ///
+/// In seconds: the time a unit force takes to change the velocity by one unit. A mass shorter
+/// than the step takes each step's force whole, no more (see
+/// [`integrate_velocity`](crate::formulas::integrate_velocity)).
+///
 /// A mass that is not a positive finite number makes the agent ignore steering forces: it coasts at
 /// its current velocity and [`Problem::InvalidMass`](crate::problems::Problem::InvalidMass) is logged
 /// once.

@@ -220,8 +220,12 @@ pub fn mean(points: impl IntoIterator<Item = Vector>) -> Option<Vector> {
 /// new velocity; the position then moves by `velocity * dt`.
 ///
 /// A mass that is not a positive finite number ignores the force (see
-/// [`Mass`](crate::components::Mass)). A step so long, or a mass so small, that the velocity change
-/// overflows gives the limit it tends to: full speed along the force.
+/// [`Mass`](crate::components::Mass)). A step at least as long as the mass (`dt / mass >= 1`: a
+/// very light agent, or a long step) changes the velocity by the truncated force itself and no
+/// more: the force of seek, arrival, pursuit and the like is the change of velocity they want
+/// (`desired - velocity`), which `dt / mass` above 1 would overshoot, and above 2 overshoot by more
+/// than it corrects, the velocity flipping from full speed one way to full speed the other, step
+/// after step, at some step rates and not others.
 #[inline]
 pub fn integrate_velocity(
     velocity: Vector,
@@ -236,10 +240,12 @@ pub fn integrate_velocity(
         return truncate(velocity, max_speed);
     }
     // `dt / mass` rounds once, so it is exact to `f32` precision whenever it lands in the normal
-    // range, whatever the mass. Otherwise (a huge mass with a short step underflows it, a tiny mass
-    // with a long one overflows it) compute in f64, where neither happens.
+    // range, whatever the mass. Otherwise (a huge mass with a short step underflows it) compute in
+    // f64, where that does not happen.
     let step_per_mass = dt / mass;
-    let velocity_change = if step_per_mass.is_normal() {
+    let velocity_change = if step_per_mass >= 1.0 {
+        force
+    } else if step_per_mass.is_normal() {
         force * step_per_mass
     } else {
         narrow(widen(force) * (f64::from(dt) / f64::from(mass)))
@@ -335,9 +341,11 @@ mod tests {
         // Speed limited to 1.5.
         let velocity = integrate_velocity(v(1.0, 0.0), v(10.0, 0.0), 2.0, 1.5, 4.0, 0.5);
         assert_close(velocity, v(1.5, 0.0));
-        // A mass so small the change overflows: full speed along the force.
+        // A step longer than the mass: the force whole, however light the agent.
+        let velocity = integrate_velocity(v(1.0, 0.0), v(10.0, 0.0), 0.25, 100.0, 4.0, 0.5);
+        assert_close(velocity, v(5.0, 0.0));
         let velocity = integrate_velocity(Vector::ZERO, v(0.0, 1.0), 1e-45, 3.0, 4.0, 10.0);
-        assert_close(velocity, v(0.0, 3.0));
+        assert_close(velocity, v(0.0, 1.0));
         // An invalid mass coasts.
         for mass in [0.0, -1.0, f32::NAN, f32::INFINITY] {
             let velocity = integrate_velocity(Vector::X, Vector::Y, mass, 3.0, 4.0, 0.5);

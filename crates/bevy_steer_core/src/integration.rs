@@ -232,7 +232,8 @@ fn integrate_lanes(
 ) -> Option<(VectorLanes, VectorLanes)> {
     let is_limit = |limit: Vec4| limit.cmpge(Vec4::ZERO) & limit.cmplt(Vec4::INFINITY);
     let (force, force_common) = truncate(force, max_force);
-    let step_per_mass = Vec4::splat(dt) / mass;
+    // At most 1, as in `integrate_velocity`: the force whole, for a step longer than the mass.
+    let step_per_mass = (Vec4::splat(dt) / mass).min(Vec4::ONE);
     let change = force.scaled(step_per_mass);
     // The scalar path leaves the velocity as it is when the truncated force is zero.
     let moved = VectorLanes::select(force.is_zero(), velocity, velocity.plus(change));
