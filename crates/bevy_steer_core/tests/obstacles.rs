@@ -327,3 +327,50 @@ fn the_index_holds_only_obstacles_within_reach_of_an_avoiding_agent() {
     // Reach 110 from the agent: the near disc (edge at 100) is within it, the far one is not.
     assert_eq!(held, [near]);
 }
+
+/// The README's figures for a target straight behind a wall (a local minimum of seek and
+/// avoidance): for each wall length, from how many of 15 starts an agent seeking a point 200
+/// behind the wall gets within 20 of it, with `MaxForce` 150 (clearance 8, look-ahead 60) and 400
+/// (clearance 12, look-ahead 100). Ignored (40 s): run with `cargo test -p bevy_steer_core --test
+/// obstacles -- --ignored --nocapture`. The README's figures are the 2D build's.
+#[cfg(feature = "2d")]
+#[test]
+#[ignore = "measures the README's figures for long walls (40 s)"]
+fn how_often_a_seeker_gets_round_a_wall_of_each_length() {
+    let mut counts = Vec::new();
+    for length in [200.0_f32, 300.0, 400.0, 600.0] {
+        let half = length / 2.0;
+        for (max_force, clearance, look_ahead) in [(150.0, 8.0, 60.0), (400.0, 12.0, 100.0)] {
+            let mut arrived = 0;
+            for start in [-0.7, -0.3, 0.0, 0.2, 0.6] {
+                for goal in [-0.5, 0.0, 0.4] {
+                    let mut app = create_app(60.0);
+                    spawn_wall(&mut app, v(200.0, -half), v(200.0, half));
+                    let target = v(400.0, goal * half);
+                    let agent = spawn(
+                        &mut app,
+                        (
+                            at(0.0, start * half),
+                            ground_unit(),
+                            MaxSpeed(70.0),
+                            MaxForce(max_force),
+                            Seek::new(target).with_slowing_radius(60.0),
+                            AvoidObstacles::new(look_ahead, clearance),
+                        ),
+                    );
+                    // Time for the way round the far end at full speed, and more.
+                    let steps = (60.0 * (10.0 + 4.0 * half / 70.0)) as u32;
+                    if (0..steps).any(|_| {
+                        step(&mut app, 1);
+                        position(&app, agent).distance(target) < 20.0
+                    }) {
+                        arrived += 1;
+                    }
+                }
+            }
+            println!("wall {length}, MaxForce {max_force}: {arrived} of 15 got round");
+            counts.push(arrived);
+        }
+    }
+    assert_eq!(counts, [13, 15, 7, 12, 1, 9, 0, 3]);
+}

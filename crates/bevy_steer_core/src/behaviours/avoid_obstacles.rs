@@ -70,7 +70,9 @@ fn clearance_at(index: &ObstacleIndex, point: Vector, room: f32) -> f32 {
 /// - pushes along the obstacle's outward normal where the agent would touch it, turned aside, so
 ///   that a wall or a box face pushes the agent along it rather than straight back; an agent heading
 ///   straight at an obstacle turns to the side with more room (left on a tie), so it does not stop
-///   dead in front of a wall or in a corner;
+///   dead in front of a wall or in a corner (though a seek towards a point straight behind a long
+///   wall holds it in front of the wall's middle: a local minimum, see the README; give such an
+///   agent a path);
 /// - gets an agent that is already within `clearance` of an obstacle (spawned inside one, or pushed
 ///   in by others) out along the shortest way;
 /// - adds Reynolds' braking on demand: a force against the velocity, `braking` times the strength,

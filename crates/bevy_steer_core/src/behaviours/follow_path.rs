@@ -39,7 +39,9 @@ pub struct Path {
     /// [`Path::DEFAULT_RADIUS`].
     ///
     /// A radius that is zero, negative or not finite counts as `0.0`: only standing exactly on a
-    /// node reaches it, and Reynolds' method steers back at any distance from the spine.
+    /// node reaches it, and Reynolds' method steers back at any distance from the spine. With the
+    /// tutorial's method such a path's first node (which has no segment leading to it to be
+    /// passed) is in practice never reached: the follower circles it; give it a radius.
     ///
     /// Its range is declared for tools, but the tuning panel reads only a component's own
     /// top-level `f32` fields, so this nested field gets no slider.
@@ -141,6 +143,13 @@ pub enum PathMethod {
     /// drops below what turns within half the path's radius, so the follower keeps moving. A
     /// patrol's ends count as hairpins. The force asks for the desired velocity within
     /// [`RESPONSE_TIME`](FollowPath::RESPONSE_TIME), scaled by the mass, so the follower holds its line with the force it has.
+    ///
+    /// The projection is onto the nearest point of the whole spine, as Reynolds' is: on a path
+    /// that crosses or doubles back on itself, the follower takes whichever part is nearest
+    /// (the first on a tie), and may never get past the overlap to the rest; and a ground unit
+    /// (3D, `Planar`) measures its distance to nodes far off its plane in 3D, so it may not come
+    /// within the radius of an end it must turn at. Give such paths the tutorial's method, which
+    /// follows the nodes in order, or nodes at the units' height.
     Reynolds,
 }
 
