@@ -20,19 +20,6 @@ fn spawn_wall(app: &mut App, from: Vector, to: Vector) {
     app.world_mut().spawn(wall(from, to));
 }
 
-/// How far inside an obstacle the agent's centre is (positive inside), the deepest one.
-fn depth_inside(app: &mut App, point: Vector) -> f32 {
-    let mut obstacles = app.world_mut().query::<(&Obstacle, &Transform)>();
-    obstacles
-        .iter(app.world())
-        .map(|(obstacle, transform)| {
-            -obstacle
-                .shape
-                .signed_distance(as_position(transform.translation), point)
-        })
-        .fold(f32::NEG_INFINITY, f32::max)
-}
-
 #[test]
 fn an_agent_driven_head_on_into_a_wall_gets_round_it() {
     let mut app = create_app(60.0);

@@ -108,6 +108,19 @@ pub fn arena(centre: Vector, width: f32, height: f32) -> Containment {
     return Containment::cuboid(centre, Vector::new(width, height, HEIGHT));
 }
 
+/// How far inside an obstacle the agent's centre is (positive inside), the deepest one.
+pub fn depth_inside(app: &mut App, point: Vector) -> f32 {
+    let mut obstacles = app.world_mut().query::<(&Obstacle, &Transform)>();
+    obstacles
+        .iter(app.world())
+        .map(|(obstacle, transform)| {
+            -obstacle
+                .shape
+                .signed_distance(as_position(transform.translation), point)
+        })
+        .fold(f32::NEG_INFINITY, f32::max)
+}
+
 /// The door scene: walls are boxes, walkers ground units.
 pub mod doors;
 
