@@ -710,15 +710,15 @@ fn an_obstacle_moving_onto_an_agent_never_swallows_it() {
 fn wall_crossings(
     look: f32,
     braking: f32,
-    agents_spec: &[(f32, f32, f32)],
+    limits: &[(f32, f32, f32)],
 ) -> Vec<(usize, u32, Vector, Vector)> {
     let mut app = create_app(HZ);
     spawn(&mut app, Obstacle::wall(v(200.0, -400.0), v(200.0, 400.0)));
-    let agents: Vec<Entity> = agents_spec
+    let agents: Vec<Entity> = limits
         .iter()
         .enumerate()
         .map(|(i, &(s, f, m))| {
-            let y = -300.0 + 600.0 * i as f32 / agents_spec.len() as f32;
+            let y = -300.0 + 600.0 * i as f32 / limits.len() as f32;
             spawn(
                 &mut app,
                 (
