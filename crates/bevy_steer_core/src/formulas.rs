@@ -220,7 +220,8 @@ pub fn mean(points: impl IntoIterator<Item = Vector>) -> Option<Vector> {
 /// new velocity; the position then moves by `velocity * dt`.
 ///
 /// A mass that is not a positive finite number ignores the force (see
-/// [`Mass`](crate::components::Mass)). A step at least as long as the mass (`dt / mass >= 1`: a
+/// [`Mass`](crate::components::Mass)), as the velocity ignores a force that is not finite (which
+/// only a `max_force` that is no finite limit lets through). A step at least as long as the mass (`dt / mass >= 1`: a
 /// very light agent, or a long step) changes the velocity by the truncated force itself and no
 /// more: the force of seek, arrival, pursuit and the like is the change of velocity they want
 /// (`desired - velocity`), which `dt / mass` above 1 would overshoot, and above 2 overshoot by more
@@ -236,12 +237,12 @@ pub fn integrate_velocity(
     dt: f32,
 ) -> Vector {
     let force = truncate(force, max_force);
-    if force == Vector::ZERO || !is_valid_mass(mass) {
+    if force == Vector::ZERO || !force.is_finite() || !is_valid_mass(mass) {
         return truncate(velocity, max_speed);
     }
     // `dt / mass` rounds once, so it is exact to `f32` precision whenever it lands in the normal
     // range, whatever the mass. Otherwise (a huge mass with a short step underflows it) compute in
-    // f64, where that does not happen.
+    // f64, where that does not happen. At most 1, the change is never longer than the finite force.
     let step_per_mass = dt / mass;
     let velocity_change = if step_per_mass >= 1.0 {
         force
@@ -250,9 +251,6 @@ pub fn integrate_velocity(
     } else {
         narrow(widen(force) * (f64::from(dt) / f64::from(mass)))
     };
-    if !velocity_change.is_finite() {
-        return direction_or_zero(force) * max_speed.max(0.0);
-    }
     let new_velocity = velocity + velocity_change;
     if new_velocity.is_finite() {
         truncate(new_velocity, max_speed)
@@ -346,6 +344,16 @@ mod tests {
         assert_close(velocity, v(5.0, 0.0));
         let velocity = integrate_velocity(Vector::ZERO, v(0.0, 1.0), 1e-45, 3.0, 4.0, 10.0);
         assert_close(velocity, v(0.0, 1.0));
+        // A force that is not finite, let through by a limit that is not finite, coasts.
+        let velocity = integrate_velocity(
+            Vector::X,
+            v(f32::INFINITY, 0.0),
+            1.0,
+            3.0,
+            f32::INFINITY,
+            0.5,
+        );
+        assert_eq!(velocity, Vector::X);
         // An invalid mass coasts.
         for mass in [0.0, -1.0, f32::NAN, f32::INFINITY] {
             let velocity = integrate_velocity(Vector::X, Vector::Y, mass, 3.0, 4.0, 0.5);
