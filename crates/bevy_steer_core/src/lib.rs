@@ -38,8 +38,8 @@
 //! A tutorial prey with `MAX_VELOCITY = 3`, `mass = 20` is here `MaxSpeed(180.0)`,
 //! `Mass(1.0 / 3.0)`. The mapping holds for tutorial masses of 1 and more: below that
 //! (`dt / mass > 1`), a step takes the force whole rather than overshoot it (see
-//! [`forces::integrate_velocity`]). The default `Mass(1.0)` is a tutorial mass of 60: an agent that answers a
-//! change of desired velocity over about a second.
+//! [`forces::integrate_velocity`]). The default `Mass(1.0)` is a tutorial mass of 60: an agent
+//! that answers a change of desired velocity over about a second.
 //!
 //! # Bad input
 //!
