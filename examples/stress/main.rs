@@ -40,6 +40,20 @@ struct Options {
     warmup: usize,
 }
 
+/// The scenes `--scene` names.
+const SCENES: [(&str, Scene); 10] = [
+    ("hunter-prey", Scene::HunterPrey),
+    ("wander", Scene::Wander),
+    ("flocking", Scene::Flocking),
+    ("flocking-by-distance", Scene::FlockingByDistance),
+    ("flocking-field-of-view", Scene::FlockingFieldOfView),
+    ("flocking-classic", Scene::FlockingClassic),
+    ("flocking-weighted", Scene::FlockingWeighted),
+    ("flocking-own-rules", Scene::FlockingOwnRules),
+    ("obstacles", Scene::Obstacles),
+    ("reference", Scene::Reference),
+];
+
 impl Options {
     fn from_args() -> Result<Self, String> {
         let mut options = Self {
@@ -64,25 +78,14 @@ impl Options {
                 "--threads" => options.threads = Some(count()?.max(1)),
                 "--warmup" => options.warmup = count()?,
                 "--scene" => {
-                    options.scene = match value.as_str() {
-                        "hunter-prey" => Scene::HunterPrey,
-                        "wander" => Scene::Wander,
-                        "flocking" => Scene::Flocking,
-                        "flocking-by-distance" => Scene::FlockingByDistance,
-                        "flocking-field-of-view" => Scene::FlockingFieldOfView,
-                        "flocking-classic" => Scene::FlockingClassic,
-                        "flocking-weighted" => Scene::FlockingWeighted,
-                        "flocking-own-rules" => Scene::FlockingOwnRules,
-                        "obstacles" => Scene::Obstacles,
-                        "reference" => Scene::Reference,
-                        _ => {
-                            return Err(format!(
-                                "unknown scene {value:?}: hunter-prey, wander, flocking, \
-                                 flocking-by-distance, flocking-field-of-view, flocking-classic, \
-                                 flocking-weighted, flocking-own-rules, obstacles or reference"
-                            ));
-                        }
-                    }
+                    options.scene = SCENES
+                        .iter()
+                        .find(|(scene_name, _)| *scene_name == value)
+                        .map(|&(_, scene)| scene)
+                        .ok_or_else(|| {
+                            let names: Vec<_> = SCENES.iter().map(|(name, _)| *name).collect();
+                            format!("unknown scene {value:?}: {}", names.join(", "))
+                        })?;
                 }
                 "--pools" => {
                     options.default_pools = match value.as_str() {
