@@ -9,7 +9,7 @@ use super::{
     weight_and_switch_builders,
 };
 use crate::components::{Mass, MaxForce, Steering, Velocity};
-use crate::formulas::{self, Boid};
+use crate::formulas::{self, Boid, is_valid_mass};
 use crate::geometry::path::{path_length, point_along_path, project_onto_path};
 use crate::math::{Vector, direction_or_zero, length, non_negative, position_of, sideways};
 use crate::problems::BehaviourKind;
@@ -436,16 +436,22 @@ impl FollowPath {
         if diameter.is_finite() { diameter } else { 0.0 }
     }
 
+    /// The agent's [`mass`](Self::mass) when it is a positive finite number, else the default
+    /// agent's, `1.0`.
+    fn effective_mass(&self) -> f32 {
+        if is_valid_mass(self.mass) {
+            self.mass
+        } else {
+            1.0
+        }
+    }
+
     /// The tutorial's method: how far beyond the path's radius a node the agent moves away from
     /// still counts as passed, at `speed`: twice the distance it covers while it answers a seek,
     /// `2 · speed · max(mass, speed / acceleration)` (seek's force, desired minus current velocity,
     /// turns an agent of mass `m` in about `m` seconds). Zero for a speed that is not finite.
     pub fn passing_reach(&self, speed: f32) -> f32 {
-        let mass = if self.mass > 0.0 && self.mass.is_finite() {
-            self.mass
-        } else {
-            1.0
-        };
+        let mass = self.effective_mass();
         let reach = 2.0 * speed * mass.max(speed / self.acceleration());
         if reach.is_finite() { reach } else { 0.0 }
     }
@@ -496,11 +502,7 @@ impl FollowPath {
             self.acceleration(),
             agent.max_speed,
         );
-        let mass = if self.mass > 0.0 && self.mass.is_finite() {
-            self.mass
-        } else {
-            1.0
-        };
+        let mass = self.effective_mass();
         Ok(pursue_point(agent, target, speed_limit) * mass)
     }
 }

@@ -357,7 +357,7 @@ pub fn apply_queue<M: Component>(
             velocity.0
         };
         // How fast the agent can brake (none for a mass that ignores forces).
-        let stopping = if mass.0 > 0.0 && mass.0.is_finite() {
+        let stopping = if mass.is_valid() {
             max_force.effective() / mass.0
         } else {
             0.0
