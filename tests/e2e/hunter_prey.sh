@@ -15,8 +15,8 @@ source tests/e2e/setup.sh
 out=${E2E_OUT:-target/e2e}
 rm -rf "$out" && mkdir -p "$out"
 out=$(cd "$out" && pwd)
-# --workspace: the same feature set as `cargo test --workspace`, so after the tests nothing but the
-# example is rebuilt (without it, the dev-dependencies' features differ and all of Bevy is rebuilt).
-cargo build --workspace --example hunter_prey
+# The README's command. The root package alone resolves the same features as
+# `cargo test --workspace` (`.ci/run` checks it), so after the tests only the example is built.
+cargo build --example hunter_prey
 export E2E_OUT=$out
 timeout --kill-after=10 300 xvfb-run -a -s "-screen 0 1280x720x24" bash "$PWD/tests/e2e/hunter_prey_session.sh"
