@@ -10,7 +10,9 @@ use super::{
 };
 use crate::components::{Mass, MaxForce, Steering, Velocity};
 use crate::formulas::{self, Boid, is_valid_mass};
-use crate::geometry::path::{path_length, point_along_path, project_onto_path};
+use crate::geometry::path::{
+    PathProjection, path_length, point_along_path, project_onto_path, segment, segment_projections,
+};
 use crate::math::{Vector, direction_or_zero, length, non_negative, position_of, sideways};
 use crate::problems::BehaviourKind;
 use crate::schedule::{SteeringSchedule, SteeringSystems};
@@ -144,12 +146,15 @@ pub enum PathMethod {
     /// patrol's ends count as hairpins. The force asks for the desired velocity within
     /// [`RESPONSE_TIME`](FollowPath::RESPONSE_TIME), scaled by the mass, so the follower holds its line with the force it has.
     ///
-    /// The projection is onto the nearest point of the whole spine, as Reynolds' is: on a path
-    /// that crosses or doubles back on itself, the follower takes whichever part is nearest
-    /// (the first on a tie), and may never get past the overlap to the rest; and a ground unit
-    /// (3D, `Planar`) measures its distance to nodes far off its plane in 3D, so it may not come
-    /// within the radius of an end it must turn at. Give such paths the tutorial's method, which
-    /// follows the nodes in order, or nodes at the units' height.
+    /// The projection is onto the nearest point of the spine, as Reynolds' is, but for a
+    /// follower within the path's radius of more than one part of it (a path that crosses or
+    /// doubles back on itself, a hairpin whose legs are close): it keeps to the part it is on, a
+    /// segment that runs the way it moves, the first from the segment of
+    /// [`current`](FollowPath::current) on, so that it goes over an overlap as many times as the
+    /// path does and carries straight on through a crossing. A follower outside the radius
+    /// steers for the nearest point. A ground unit (3D, `Planar`) measures its distance to the
+    /// spine in 3D, so it may not come within the radius of an end far off its plane that it
+    /// must turn at: give such paths nodes at the units' height.
     Reynolds,
 }
 
@@ -259,8 +264,8 @@ pub struct FollowPath {
     /// Whether the behaviour acts. Default `true`.
     pub enabled: bool,
     /// State: the node being sought (tutorial's method), or the node at the end of the segment
-    /// nearest the agent in its direction of travel (Reynolds' method; the force does not read
-    /// it there, but games can). Default `0`.
+    /// the agent is on in its direction of travel (Reynolds' method, which reads it to keep to
+    /// that part of a path that overlaps itself). Default `0`.
     pub current: usize,
     /// State: with [`PathMode::PingPong`], whether the follower goes from the first node towards
     /// the last (`true`) or back. Ignored by the other modes. Default `true`.
@@ -342,8 +347,9 @@ impl FollowPath {
     /// beyond the line through the node square to the segment that leads to it, moving the way
     /// that segment goes, and within the radius plus its [`passing_reach`](Self::passing_reach)). The first
     /// node of a one-way path or a loop's first lap has no segment leading to it: only the radius
-    /// counts. With Reynolds' method, `current` becomes the node ahead on the segment nearest the
-    /// agent, and a patrol reverses once the agent's projection on the spine is within the path's
+    /// counts. With Reynolds' method, `current` becomes the node ahead on the segment the agent
+    /// is on (see [`PathMethod::Reynolds`]: the nearest, or where several are within the path's
+    /// radius, the one it keeps to), and a patrol reverses once the agent's projection on the spine is within the path's
     /// radius of the end it heads for. An empty path, a path with a non-finite point or a
     /// non-finite position changes nothing; a `current` past the last node is clamped to it.
     pub fn advance_moving(&mut self, position: Vector, velocity: Vector) -> bool {
@@ -378,7 +384,7 @@ impl FollowPath {
             }
             PathMethod::Reynolds => {
                 let closed = self.mode == PathMode::Loop;
-                if let Some(projection) = project_onto_path(points, closed, position) {
+                if let Some(projection) = self.spine_projection(position, velocity) {
                     if self.mode == PathMode::PingPong && last > 0 {
                         let total = path_length(points, false);
                         let remaining = if forward {
@@ -404,6 +410,79 @@ impl FollowPath {
         self.current = current;
         self.forward = forward;
         changed
+    }
+
+    /// Reynolds' method: where an agent at `position` moving at `velocity` is on the spine: the
+    /// spine's nearest point, as Reynolds' projection, but kept to the part of the path the agent
+    /// is on where the path comes near itself (see [`PathMethod::Reynolds`]).
+    ///
+    /// The part it is on is the segment it was last on ([`current`](Self::current) says which) and
+    /// those within its look-ahead and the path's radius of it along the spine. Of those, the
+    /// segments within the radius of the agent are taken first: the ones that run the way it
+    /// moves before the others, then the first from the segment it was on in its direction of
+    /// travel. Within the radius of none of them (swung wide of a bend, pushed off), it takes the
+    /// nearest of them, unless another part of the path is nearer by more than that reach (the
+    /// agent was moved, or given a new path).
+    fn spine_projection(&self, position: Vector, velocity: Vector) -> Option<PathProjection> {
+        let points = self.path.points.as_slice();
+        let closed = self.mode == PathMode::Loop;
+        let nearest = project_onto_path(points, closed, position)?;
+        let radius = effective_radius(self.path.radius);
+        let segments = if closed {
+            points.len()
+        } else {
+            points.len().saturating_sub(1)
+        };
+        let forward = self.mode != PathMode::PingPong || self.forward;
+        // The segment the agent was last on: the one that leads to `current` going forward, the
+        // one from it going back.
+        let current = self.current.min(points.len().saturating_sub(1));
+        let on = match (forward, closed) {
+            (true, true) => (current + segments - 1) % segments.max(1),
+            (true, false) => current.saturating_sub(1),
+            (false, _) => current.min(segments.saturating_sub(1)),
+        };
+        let Some(base) = segment_projections(points, closed, position).nth(on) else {
+            // A path of one node.
+            return Some(nearest);
+        };
+        let total = path_length(points, closed);
+        let reach = self.lookahead_at(length(velocity)) + radius;
+        let near_base = |projection: &PathProjection| {
+            let apart = (projection.distance_along - base.distance_along).abs();
+            let apart = if closed {
+                apart.min(total - apart)
+            } else {
+                apart
+            };
+            apart <= reach
+        };
+        // How many segments on from the one it was on, in its direction of travel; behind it last.
+        let onward = |index: usize| match (forward, closed) {
+            (true, true) => (index + segments - on) % segments,
+            (true, false) if index >= on => index - on,
+            (false, _) if index <= on => on - index,
+            _ => segments + index.abs_diff(on),
+        };
+        let against = |projection: &PathProjection| {
+            let (start, end) = segment(points, closed, projection.segment);
+            let travel = if forward { end - start } else { start - end };
+            travel.dot(velocity) <= 0.0
+        };
+        let part = || segment_projections(points, closed, position).filter(near_base);
+        let on_part = part()
+            .filter(|projection| projection.distance <= radius)
+            .min_by_key(|projection| (against(projection), onward(projection.segment)));
+        Some(on_part.unwrap_or_else(|| {
+            let closest = part()
+                .min_by(|a, b| a.distance.total_cmp(&b.distance))
+                .unwrap_or(base);
+            if closest.distance <= nearest.distance + reach {
+                closest
+            } else {
+                nearest
+            }
+        }))
     }
 
     fn tutorial_force(&self, agent: &Boid, points: &[Vector]) -> Vector {
@@ -478,10 +557,11 @@ impl FollowPath {
         if last == 0 {
             return Ok(arrive(agent, points[0], self.slowing_radius));
         }
-        let closed = self.mode == PathMode::Loop;
         let speed = length(agent.velocity);
         let lookahead = self.lookahead_at(speed);
-        let own = project_onto_path(points, closed, agent.position).ok_or(NoTarget::Unset)?;
+        let own = self
+            .spine_projection(agent.position, agent.velocity)
+            .ok_or(NoTarget::Unset)?;
         if self.mode == PathMode::OneWay {
             // The last stretch, measured from where the agent is: arrive at the end.
             let remaining = path_length(points, false) - own.distance_along;

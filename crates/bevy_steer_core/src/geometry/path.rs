@@ -75,30 +75,47 @@ pub fn path_length(points: &[Vector], closed: bool) -> f32 {
 /// onto its node; an empty one gives `None`.
 pub fn project_onto_path(points: &[Vector], closed: bool, point: Vector) -> Option<PathProjection> {
     let first = *points.first()?;
-    let mut best = PathProjection {
+    let node = PathProjection {
         point: first,
         segment: 0,
         distance_along: 0.0,
         distance: first.distance(point),
     };
+    Some(
+        segment_projections(points, closed, point)
+            .reduce(|best, projection| {
+                if projection.distance < best.distance {
+                    projection
+                } else {
+                    best
+                }
+            })
+            .unwrap_or(node),
+    )
+}
+
+/// The point of each segment of the spine through `points` closest to `point`, in the spine's
+/// order: what [`project_onto_path`] chooses from. None for a path of fewer than two nodes.
+pub(crate) fn segment_projections(
+    points: &[Vector],
+    closed: bool,
+    point: Vector,
+) -> impl Iterator<Item = PathProjection> {
     let mut along = 0.0;
-    for index in 0..segment_count(points.len(), closed) {
+    (0..segment_count(points.len(), closed)).map(move |index| {
         let (start, end) = segment(points, closed, index);
         let fraction = fraction_on_segment(point, start, end);
         let length = start.distance(end);
         let on_spine = start.lerp(end, fraction);
-        let distance = on_spine.distance(point);
-        if index == 0 || distance < best.distance {
-            best = PathProjection {
-                point: on_spine,
-                segment: index,
-                distance_along: along + fraction * length,
-                distance,
-            };
-        }
+        let projection = PathProjection {
+            point: on_spine,
+            segment: index,
+            distance_along: along + fraction * length,
+            distance: on_spine.distance(point),
+        };
         along += length;
-    }
-    Some(best)
+        projection
+    })
 }
 
 /// The point `distance` along the spine through `points` from the first node: clamped to the
