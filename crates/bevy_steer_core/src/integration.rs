@@ -17,7 +17,7 @@ use crate::math::wide::Lanes;
 use crate::math::{Vector, position_of, set_position};
 use crate::problems::{Problem, ReportedProblems, record};
 use crate::schedule::SteeringSystems;
-use crate::stepping::columns::{chunked, log_not_dense};
+use crate::stepping::columns::{PlaneColumn, chunked, log_not_dense, plane_up_of};
 use crate::stepping::jobs::{MIN_AGENTS_PER_JOB, agents_per_job, run_jobs};
 
 /// One agent's integration: its new velocity, and its new position unless the motion was not
@@ -95,6 +95,7 @@ pub fn integrate(
         &mut ReportedProblems,
         Option<&FaceVelocity>,
     )>,
+    planes: Query<PlaneColumn>,
     mut logged_not_dense: Local<bool>,
 ) {
     let dt = time.delta_secs();
@@ -105,7 +106,17 @@ pub fn integrate(
     let mut jobs = Vec::new();
     for (
         table,
-        (_, transforms, velocities, steering, masses, max_speeds, max_forces, problems, facing),
+        (
+            entities,
+            transforms,
+            velocities,
+            steering,
+            masses,
+            max_speeds,
+            max_forces,
+            problems,
+            facing,
+        ),
     ) in tables.iter_mut().enumerate()
     {
         transforms.mark_all_as_changed();
@@ -130,7 +141,7 @@ pub fn integrate(
                 &max_speeds[range.clone()],
                 &max_forces[range.clone()],
                 &problems[range.clone()],
-                facing.map(|facing| &facing[range]),
+                facing.map(|facing| (&facing[range.clone()], &entities[range])),
             ));
         }
     }
@@ -165,7 +176,7 @@ pub fn integrate(
                     })
                     .flatten();
                 #[cfg(feature = "2d")]
-                let turns = on_lanes.zip(facing).map(|((velocity, _), facing)| {
+                let turns = on_lanes.zip(facing).map(|((velocity, _), (facing, _))| {
                     face_velocity_lanes(
                         VectorLanes::from_fn(|lane| *facing[start + lane].local_forward),
                         velocity,
@@ -201,8 +212,14 @@ pub fn integrate(
                     set_position(transform, position);
                     let rotation = match turns {
                         Some(turns) => turns.lane(row - start),
-                        None => facing.and_then(|facing| {
-                            facing[row].turn(integrated.velocity, previous, dt, transform.rotation)
+                        None => facing.and_then(|(facing, entities)| {
+                            facing[row].turn(
+                                integrated.velocity,
+                                previous,
+                                dt,
+                                transform.rotation,
+                                plane_up_of(&planes, entities[row]),
+                            )
                         }),
                     };
                     if let Some(rotation) = rotation {

@@ -129,6 +129,56 @@ fn ground_units_never_leave_their_plane() {
     assert!(moved > 100.0, "moved {moved}");
 }
 
+/// A ground unit's facing turns about its plane's up only, whatever its plane and whatever
+/// `FaceVelocity` says of the world's up and of banking: a Y-up unit with banking on, driving a
+/// circle, never rolls; a Z-up unit with the default `FaceVelocity` (whose own up is +Y) wandering
+/// keeps its model's up on +Z once it has turned onto its heading.
+#[test]
+fn a_ground_unit_faces_its_heading_about_its_plane_s_up_only() {
+    let mut app = create_app();
+    let circle: Vec<Vec3> = (0..16)
+        .map(|index| {
+            let angle = index as f32 * core::f32::consts::TAU / 16.0;
+            Vec3::new(150.0 * angle.cos(), 0.0, 150.0 * angle.sin())
+        })
+        .collect();
+    let banked = app
+        .world_mut()
+        .spawn((
+            Transform::from_translation(circle[0]),
+            Planar::default(),
+            FollowPath::new(Path::new(circle, 20.0))
+                .with_mode(PathMode::Loop)
+                .with_method(PathMethod::Reynolds),
+            FaceVelocity::default().with_bank(0.005, 1.0),
+        ))
+        .id();
+    let z_up = app
+        .world_mut()
+        .spawn((
+            // Model up along +Z from the start, as a Z-up game would spawn it.
+            Transform::from_xyz(0.0, 500.0, 0.0).looking_to(Vec3::X, Vec3::Z),
+            Planar::new(Dir3::Z),
+            Wander::default(),
+            FaceVelocity::default(),
+        ))
+        .id();
+    let rotation = |app: &App, entity| app.world().get::<Transform>(entity).unwrap().rotation;
+    // The first update runs no fixed step yet.
+    app.update();
+    let (mut worst_roll, mut worst_tilt) = (0.0_f32, 0.0_f32);
+    for _ in 0..1800 {
+        app.update();
+        worst_roll = worst_roll.max((rotation(&app, banked) * Vec3::Y).angle_between(Vec3::Y));
+        worst_tilt = worst_tilt.max((rotation(&app, z_up) * Vec3::Y).angle_between(Vec3::Z));
+    }
+    assert!(worst_roll < 1e-3, "the Y-up unit rolled {worst_roll} rad");
+    assert!(
+        worst_tilt < 1e-3,
+        "the Z-up unit's up left +Z by {worst_tilt} rad"
+    );
+}
+
 #[test]
 fn ground_units_and_flyers_see_each_other() {
     let mut app = create_app();

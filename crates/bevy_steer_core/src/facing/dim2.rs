@@ -58,6 +58,7 @@ impl FaceVelocity {
         _previous: Vector,
         _dt: f32,
         _before: Quat,
+        _plane_up: Option<Vector>,
     ) -> Option<Quat> {
         self.rotation_for(velocity)
     }

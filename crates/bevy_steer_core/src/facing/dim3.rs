@@ -17,8 +17,9 @@ const RIGHTING: f32 = 0.1;
 /// The model's up goes to the world's `up` as far as the heading allows: each step it turns from
 /// where it was towards `up` (a few degrees at most), more the more level the heading, so that a heading through the
 /// vertical (a loop, a climb) carries the last up on instead of flipping the model round. A ground
-/// unit ([`Planar`](crate::planar::Planar)) keeps a level heading, so it only ever turns about
-/// `up` (yaw). An agent at rest keeps its last orientation.
+/// unit ([`Planar`](crate::planar::Planar)) keeps a level heading and leans to its plane's up
+/// (this component's `up` and banking are not used for it), so it only ever turns about its
+/// plane's up (yaw). An agent at rest keeps its last orientation.
 ///
 /// Banking (off by default, `bank` zero) rolls the model into its turns, as an aircraft or a bird
 /// does: the up it leans to is tipped towards the turn's centre by `bank` radians per unit of the
@@ -151,7 +152,8 @@ impl FaceVelocity {
     }
 
     /// The rotation after a step of `dt` seconds that took the agent from moving at `previous` to
-    /// moving at `velocity`, from `before`.
+    /// moving at `velocity`, from `before`. A ground unit (`plane_up`, its plane's up) leans to
+    /// its plane's up and does not bank: it only ever turns about that up.
     #[inline]
     pub(crate) fn turn(
         self,
@@ -159,7 +161,16 @@ impl FaceVelocity {
         previous: Vector,
         dt: f32,
         before: Quat,
+        plane_up: Option<Vector>,
     ) -> Option<Quat> {
+        if let Some(up) = plane_up {
+            let level = Self {
+                up: Dir3::new(up).unwrap_or(self.up),
+                bank: 0.0,
+                ..self
+            };
+            return level.rotation_for(velocity, before);
+        }
         let acceleration = if self.bank != 0.0 && dt > 0.0 {
             (velocity - previous) / dt
         } else {
@@ -225,7 +236,7 @@ mod tests {
                 let angle = (step as f32).to_radians();
                 let heading = Vec3::new(angle.cos(), angle.sin(), 0.0);
                 let velocity = heading * 600.0;
-                let next = face.turn(velocity, previous, DT, rotation).unwrap();
+                let next = face.turn(velocity, previous, DT, rotation, None).unwrap();
                 assert!((next * Vec3::NEG_Z).abs_diff_eq(heading, 1e-4), "{step}");
                 assert!(
                     angle_between(rotation, next) < 0.2,
@@ -258,7 +269,9 @@ mod tests {
         let mut rolls = Vec::new();
         for step in 1..=600 {
             let (position, velocity) = at(step);
-            rotation = face.turn(velocity, at(step - 1).1, DT, rotation).unwrap();
+            rotation = face
+                .turn(velocity, at(step - 1).1, DT, rotation, None)
+                .unwrap();
             let towards_centre = (rotation * Vec3::Y).dot(-position);
             assert!(
                 step < 10 || towards_centre > 0.0,
@@ -286,7 +299,9 @@ mod tests {
         let hard = FaceVelocity::default().with_bank(0.05, 0.3);
         let mut rotation = Quat::IDENTITY;
         for step in 1..=300 {
-            rotation = hard.turn(at(step).1, at(step - 1).1, DT, rotation).unwrap();
+            rotation = hard
+                .turn(at(step).1, at(step - 1).1, DT, rotation, None)
+                .unwrap();
         }
         assert!((roll(rotation) - 0.3).abs() < 0.02, "{}", roll(rotation));
     }
@@ -304,7 +319,7 @@ mod tests {
             // Speeding up along a straight line: acceleration, none of it sideways.
             for step in 1..=120 {
                 let (velocity, previous) = (heading * step as f32, heading * (step - 1) as f32);
-                rotation = face.turn(velocity, previous, DT, rotation).unwrap();
+                rotation = face.turn(velocity, previous, DT, rotation, None).unwrap();
                 assert!(rotation.is_finite());
             }
             let level = FaceVelocity::default()
@@ -315,7 +330,9 @@ mod tests {
         // An acceleration that is not finite, or no time step, gives no roll and no NaN.
         let face = FaceVelocity::default().with_bank(0.01, FRAC_PI_3);
         for (previous, dt) in [(Vec3::NAN, DT), (Vec3::splat(f32::MAX), DT), (Vec3::Z, 0.0)] {
-            let rotation = face.turn(Vec3::X, previous, dt, Quat::IDENTITY).unwrap();
+            let rotation = face
+                .turn(Vec3::X, previous, dt, Quat::IDENTITY, None)
+                .unwrap();
             assert!(
                 rotation.is_finite() && roll(rotation) < 1e-3,
                 "{previous} {dt}"
