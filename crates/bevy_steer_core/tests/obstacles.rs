@@ -315,17 +315,54 @@ fn the_index_holds_only_obstacles_within_reach_of_an_avoiding_agent() {
     assert_eq!(held, [near]);
 }
 
-/// The README's figures for a target straight behind a wall (a local minimum of seek and
-/// avoidance): for each wall length, from how many of 15 starts an agent seeking a point 200
-/// behind the wall gets within 20 of it, with `MaxForce` 150 (clearance 8, look-ahead 60) and 400
-/// (clearance 12, look-ahead 100). Ignored (40 s): run with `cargo test -p bevy_steer_core --test
-/// obstacles -- --ignored --nocapture`. The README's figures are the 2D build's.
+/// A seeker whose target is straight behind the middle of a long wall (a local minimum of plain
+/// seek and avoidance, where the seek pulls the agent back to the point opposite the target) slides
+/// along the wall, round its nearer end and on to the target, from in front of the middle and
+/// from either side of it.
+#[test]
+fn a_seeker_gets_round_a_long_wall_to_a_target_straight_behind_it() {
+    for start in [-60.0, 0.0, 60.0] {
+        let mut app = create_app(60.0);
+        spawn_wall(&mut app, v(200.0, -300.0), v(200.0, 300.0));
+        let target = v(400.0, 0.0);
+        let agent = spawn(
+            &mut app,
+            (
+                at(0.0, start),
+                ground_unit(),
+                MaxSpeed(70.0),
+                MaxForce(400.0),
+                Seek::new(target).with_slowing_radius(60.0),
+                AvoidObstacles::new(100.0, 12.0),
+            ),
+        );
+        let mut nearest = f32::INFINITY;
+        let arrived = (0..60 * 30).any(|_| {
+            step(&mut app, 1);
+            let here = position(&app, agent);
+            nearest = nearest.min(-depth_inside(&mut app, here));
+            here.distance(target) < 20.0
+        });
+        assert!(arrived, "from {start}: at {}", position(&app, agent));
+        assert!(
+            nearest > 6.0,
+            "from {start}: came within {nearest} of the wall"
+        );
+    }
+}
+
+/// The README's figures for a target straight behind a wall (a local minimum of plain seek and
+/// avoidance, which the slide along a long face takes the agent out of): for each wall length,
+/// from how many of 15 starts an agent seeking a point 200 behind the wall gets within 20 of it,
+/// with `MaxForce` 150 (clearance 8, look-ahead 60) and 400 (clearance 12, look-ahead 100).
+/// Ignored (90 s): run with `cargo test -p bevy_steer_core --test obstacles -- --ignored
+/// --nocapture`. The README's figures are the 2D build's.
 #[cfg(feature = "2d")]
 #[test]
-#[ignore = "measures the README's figures for long walls (40 s)"]
+#[ignore = "measures the README's figures for long walls (90 s)"]
 fn how_often_a_seeker_gets_round_a_wall_of_each_length() {
     let mut counts = Vec::new();
-    for length in [200.0_f32, 300.0, 400.0, 600.0] {
+    for length in [200.0_f32, 300.0, 400.0, 600.0, 800.0, 1000.0] {
         let half = length / 2.0;
         for (max_force, clearance, look_ahead) in [(150.0, 8.0, 60.0), (400.0, 12.0, 100.0)] {
             let mut arrived = 0;
@@ -359,5 +396,5 @@ fn how_often_a_seeker_gets_round_a_wall_of_each_length() {
             counts.push(arrived);
         }
     }
-    assert_eq!(counts, [13, 15, 7, 12, 1, 9, 0, 3]);
+    assert_eq!(counts, [15, 15, 15, 15, 15, 15, 13, 15, 8, 14, 8, 13]);
 }

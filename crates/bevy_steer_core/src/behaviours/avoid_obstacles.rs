@@ -33,6 +33,100 @@ fn way_round(index: &ObstacleIndex, point: Vector, side: Vector, room: f32) -> f
         .unwrap_or(f32::INFINITY)
 }
 
+/// How far a face of a long wall is looked along for its ends, in [`way_round`]'s reaches.
+const FACE_REACHES: f32 = 64.0;
+
+/// How far the face of the obstacle `shape` at `position` that the agent meets at `surface` runs
+/// on from there along `along` (a unit vector along the face), up to `most`: the farthest point
+/// of that line still touching the shape (for a convex shape the points between touch it too),
+/// to within a few millionths of `most`.
+fn face_extent(
+    (position, shape): (Vector, ObstacleShape),
+    surface: Vector,
+    along: Vector,
+    most: f32,
+    room: f32,
+) -> f32 {
+    // Rounding leaves a point along a face a hair off it.
+    let touching = |distance: f32| {
+        shape.signed_distance(position, surface + along * distance) <= room.max(1.0) * 1e-3
+    };
+    if touching(most) {
+        return most;
+    }
+    let (mut on, mut off) = (0.0, most);
+    for _ in 0..20 {
+        let middle = (on + off) * 0.5;
+        if touching(middle) {
+            on = middle;
+        } else {
+            off = middle;
+        }
+    }
+    on
+}
+
+/// Which way along a long face (one that runs on beyond [`way_round`]'s reach at least one way) an
+/// agent with `room` slides, from `surface`, where `along` is a unit vector along the face and
+/// `heading` the agent's: towards the face's nearer end where open space lies past it (clear of
+/// every obstacle by the room for four and a half rooms beyond the end: room to go round, not a
+/// doorway it would have to squeeze into) and the line it would slide along, `room` out along
+/// `normal`, is clear (by three quarters of the room, which steps of the room cannot miss) up to
+/// there or as far as the probes reach; past a nearer end out of reach that is not open, towards
+/// the farther one if that is; where neither is, the way it is going, if the slide line is clear
+/// both ways. Always the same way from the same place, so that the seek pulling the agent back
+/// cannot turn it round. `None` for a face shorter than the reach both ways, a nearer end in reach
+/// that is not open (a corner, a doorway), or a slide line blocked: the probes square to the
+/// heading decide there, as they do for every other obstacle.
+fn slide_along_face(
+    index: &ObstacleIndex,
+    obstacle: (Vector, ObstacleShape),
+    (surface, normal, along): (Vector, Vector, Vector),
+    heading: Vector,
+    room: f32,
+) -> Option<Vector> {
+    let reach = (room * 2.0).max(8.0) * WAY_ROUND_STEPS as f32;
+    let most = reach * FACE_REACHES;
+    let ends = [along, -along].map(|along| face_extent(obstacle, surface, along, most, room));
+    if ends[0] < reach && ends[1] < reach {
+        return None;
+    }
+    let step = room.max(4.0);
+    let slide = surface + normal * room;
+    let slide_clear = |along: Vector, distance: f32| {
+        (1..=(distance.min(reach) / step).ceil() as usize)
+            .all(|k| clearance_at(index, slide + along * (k as f32 * step), room) >= room * 0.75)
+    };
+    let open_past = |along: Vector, end: f32| {
+        end < most
+            && [1.5, 3.0, 4.5].into_iter().all(|rooms| {
+                clearance_at(index, surface + along * (end + room * rooms), room) >= room
+            })
+            && slide_clear(along, end + room * 4.5)
+    };
+    let [(near, near_end), (far, far_end)] = if ends[0] <= ends[1] {
+        [(along, ends[0]), (-along, ends[1])]
+    } else {
+        [(-along, ends[1]), (along, ends[0])]
+    };
+    if open_past(near, near_end) {
+        return Some(near);
+    }
+    if near_end < reach {
+        // A corner or a doorway in view: the probes decide.
+        return None;
+    }
+    if open_past(far, far_end) {
+        return Some(far);
+    }
+    let way = if heading.dot(along) < 0.0 {
+        -along
+    } else {
+        along
+    };
+    (slide_clear(way, reach) && slide_clear(-way, reach)).then_some(way)
+}
+
 /// The sum of the outward normals at `point` of the obstacles nearer than `room` to it (at least 1
 /// unit of reach), each weighted by how much nearer.
 fn normal_at(index: &ObstacleIndex, point: Vector, room: f32) -> Vector {
@@ -70,9 +164,13 @@ fn clearance_at(index: &ObstacleIndex, point: Vector, room: f32) -> f32 {
 /// - pushes along the obstacle's outward normal where the agent would touch it, turned aside, so
 ///   that a wall or a box face pushes the agent along it rather than straight back; an agent heading
 ///   straight at an obstacle turns to the side with more room (left on a tie), so it does not stop
-///   dead in front of a wall or in a corner (though a seek towards a point straight behind a long
-///   wall holds it in front of the wall's middle: a local minimum, see the README; give such an
-///   agent a path);
+///   dead in front of a wall or in a corner;
+/// - along a face too long to see round (a long wall), slides the agent along it towards its
+///   nearer end with open space past it (not a doorway too narrow to go round into), or the way
+///   it is going where no end is in view: always the same way from the same place, so that a seek
+///   towards a point behind the wall, which pulls the agent back towards the point opposite it,
+///   cannot hold it there (a local minimum of plain steering; the README gives the figures, and a
+///   weak agent can still hover at a very long wall's end: give it a path);
 /// - gets an agent that is already within `clearance` of an obstacle (spawned inside one, or pushed
 ///   in by others) out along the shortest way;
 /// - adds Reynolds' braking on demand: a force against the velocity, `braking` times the strength,
@@ -317,9 +415,27 @@ impl AvoidObstacles {
             way_round(index, surface, left, room),
             way_round(index, surface, -left, room),
         );
+        // Where the probes cannot tell the sides apart, along a face too long for them to see
+        // round, slide along it (see `slide_along_face`), pushed on along it rather than turned
+        // square to the heading: else a seek towards a point behind the wall, pulling the agent
+        // back towards the point straight in front of it, holds it there (a local minimum).
+        let along_face = direction_or_zero(left - normal * left.dot(normal));
+        let slide = if threat.along == 0.0 || along_face == Vector::ZERO || to_left != to_right {
+            None
+        } else {
+            slide_along_face(
+                index,
+                (position, shape),
+                (surface, normal, along_face),
+                heading,
+                room,
+            )
+        };
         let side = if threat.along == 0.0 {
             // Already too near: straight back out.
             Vector::ZERO
+        } else if let Some(slide) = slide {
+            slide
         } else {
             match to_left.total_cmp(&to_right) {
                 core::cmp::Ordering::Less => left,
