@@ -351,6 +351,39 @@ fn a_seeker_gets_round_a_long_wall_to_a_target_straight_behind_it() {
     }
 }
 
+/// An agent meeting a long wall at a glance, near one of its ends, is turned along it the way it
+/// goes, not sent back round the end behind it (which the slide along a long face, for an agent
+/// held against it, would do).
+#[test]
+fn an_agent_glancing_off_a_long_wall_keeps_going_its_way() {
+    for degrees in [10.0_f32, 30.0, 60.0] {
+        for start in [200.0, 300.0] {
+            let mut app = create_app(60.0);
+            spawn_wall(&mut app, v(0.0, 0.0), v(1000.0, 0.0));
+            let heading = from_angle(-degrees.to_radians());
+            let agent = spawn(
+                &mut app,
+                (
+                    at(start, 60.0),
+                    ground_unit(),
+                    Velocity(heading * 180.0),
+                    Seek::new(v(start, 60.0) + heading * 2000.0).with_slowing_radius(0.0),
+                    AvoidObstacles::new(100.0, 12.0),
+                ),
+            );
+            let mut slowest = f32::INFINITY;
+            for _ in 0..180 {
+                step(&mut app, 1);
+                slowest = slowest.min(velocity(&app, agent).x);
+            }
+            assert!(
+                slowest > 60.0,
+                "{degrees} degrees from {start}: turned back, x velocity down to {slowest}"
+            );
+        }
+    }
+}
+
 /// The README's figures for a target straight behind a wall (a local minimum of plain seek and
 /// avoidance, which the slide along a long face takes the agent out of): for each wall length,
 /// from how many of 15 starts an agent seeking a point 200 behind the wall gets within 20 of it,
@@ -396,5 +429,5 @@ fn how_often_a_seeker_gets_round_a_wall_of_each_length() {
             counts.push(arrived);
         }
     }
-    assert_eq!(counts, [15, 15, 15, 15, 15, 15, 13, 15, 8, 14, 8, 13]);
+    assert_eq!(counts, [15, 15, 15, 15, 15, 15, 13, 15, 8, 13, 8, 13]);
 }

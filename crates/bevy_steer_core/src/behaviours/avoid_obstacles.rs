@@ -67,22 +67,23 @@ fn face_extent(
 }
 
 /// Which way along a long face (one that runs on beyond [`way_round`]'s reach at least one way) an
-/// agent with `room` slides, from `surface`, where `along` is a unit vector along the face and
-/// `heading` the agent's: towards the face's nearer end where open space lies past it (clear of
-/// every obstacle by the room for four and a half rooms beyond the end: room to go round, not a
-/// doorway it would have to squeeze into) and the line it would slide along, `room` out along
-/// `normal`, is clear (by three quarters of the room, which steps of the room cannot miss) up to
-/// there or as far as the probes reach; past a nearer end out of reach that is not open, towards
-/// the farther one if that is; where neither is, the way it is going, if the slide line is clear
-/// both ways. Always the same way from the same place, so that the seek pulling the agent back
-/// cannot turn it round. `None` for a face shorter than the reach both ways, a nearer end in reach
-/// that is not open (a corner, a doorway), or a slide line blocked: the probes square to the
-/// heading decide there, as they do for every other obstacle.
+/// agent with `room` slides, from `surface`, where `along` is a unit vector along the face: an
+/// agent `moving_on` (at half its top speed or more, along `heading`) the way it goes; one that
+/// is not (held against the face) towards the face's nearer end, or past a nearer end out of reach
+/// that is not open towards the farther one, and where neither end is open the way it goes. An end
+/// is open with space past it (clear of every obstacle by the room for four and a half rooms
+/// beyond it: room to go round, not a doorway it would have to squeeze into) and the line the
+/// agent would slide along, `room` out along `normal`, clear (by three quarters of the room,
+/// which steps of the room cannot miss) up to there or as far as the probes reach. From a place
+/// where the agent is held, then, always the same way, so that its seek pulling it back towards
+/// the point opposite its target cannot turn it round. `None` for a face shorter than the reach
+/// both ways, an end in reach the agent would go to that is not open (a corner, a doorway), or a
+/// slide line blocked: the probes square to the heading decide there, as for every other obstacle.
 fn slide_along_face(
     index: &ObstacleIndex,
     obstacle: (Vector, ObstacleShape),
     (surface, normal, along): (Vector, Vector, Vector),
-    heading: Vector,
+    (heading, moving_on): (Vector, bool),
     room: f32,
 ) -> Option<Vector> {
     let reach = (room * 2.0).max(8.0) * WAY_ROUND_STEPS as f32;
@@ -104,27 +105,39 @@ fn slide_along_face(
             })
             && slide_clear(along, end + room * 4.5)
     };
+    let (going, going_end) = if heading.dot(along) < 0.0 {
+        (-along, ends[1])
+    } else {
+        (along, ends[0])
+    };
+    // On the way it goes: to an open end, or on while no end is in view.
+    let go_on = || {
+        if open_past(going, going_end) {
+            Some(going)
+        } else if going_end < reach {
+            None
+        } else {
+            slide_clear(going, reach).then_some(going)
+        }
+    };
+    if moving_on {
+        return go_on();
+    }
     let [(near, near_end), (far, far_end)] = if ends[0] <= ends[1] {
         [(along, ends[0]), (-along, ends[1])]
     } else {
         [(-along, ends[1]), (along, ends[0])]
     };
     if open_past(near, near_end) {
-        return Some(near);
-    }
-    if near_end < reach {
+        Some(near)
+    } else if near_end < reach {
         // A corner or a doorway in view: the probes decide.
-        return None;
-    }
-    if open_past(far, far_end) {
-        return Some(far);
-    }
-    let way = if heading.dot(along) < 0.0 {
-        -along
+        None
+    } else if open_past(far, far_end) {
+        Some(far)
     } else {
-        along
-    };
-    (slide_clear(way, reach) && slide_clear(-way, reach)).then_some(way)
+        go_on()
+    }
 }
 
 /// The sum of the outward normals at `point` of the obstacles nearer than `room` to it (at least 1
@@ -165,12 +178,13 @@ fn clearance_at(index: &ObstacleIndex, point: Vector, room: f32) -> f32 {
 ///   that a wall or a box face pushes the agent along it rather than straight back; an agent heading
 ///   straight at an obstacle turns to the side with more room (left on a tie), so it does not stop
 ///   dead in front of a wall or in a corner;
-/// - along a face too long to see round (a long wall), slides the agent along it towards its
-///   nearer end with open space past it (not a doorway too narrow to go round into), or the way
-///   it is going where no end is in view: always the same way from the same place, so that a seek
-///   towards a point behind the wall, which pulls the agent back towards the point opposite it,
-///   cannot hold it there (a local minimum of plain steering; the README gives the figures, and a
-///   weak agent can still hover at a very long wall's end: give it a path);
+/// - along a face too long to see round (a long wall), slides the agent along it: on the way it
+///   goes when it moves at half its top speed or more; when held against the face, towards the
+///   face's nearer end with open space past it (not a doorway too narrow to go round into),
+///   always the same way from the same place, so that a seek towards a point behind the wall,
+///   which pulls the agent back towards the point opposite it, cannot hold it there (a local
+///   minimum of plain steering; the README gives the figures, and a weak agent can still hover at
+///   a very long wall's end: give it a path);
 /// - gets an agent that is already within `clearance` of an obstacle (spawned inside one, or pushed
 ///   in by others) out along the shortest way;
 /// - adds Reynolds' braking on demand: a force against the velocity, `braking` times the strength,
@@ -423,11 +437,12 @@ impl AvoidObstacles {
         let slide = if threat.along == 0.0 || along_face == Vector::ZERO || to_left != to_right {
             None
         } else {
+            let moving_on = length(in_plane(agent.velocity)) >= agent.max_speed * 0.5;
             slide_along_face(
                 index,
                 (position, shape),
                 (surface, normal, along_face),
-                heading,
+                (heading, moving_on),
                 room,
             )
         };
