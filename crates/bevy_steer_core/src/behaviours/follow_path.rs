@@ -151,8 +151,10 @@ pub enum PathMethod {
     /// doubles back on itself, a hairpin whose legs are close): it keeps to the part it is on, a
     /// segment that runs the way it moves, the first from the segment of
     /// [`current`](FollowPath::current) on, so that it goes over an overlap as many times as the
-    /// path does and carries straight on through a crossing. A follower outside the radius
-    /// steers for the nearest point. A ground unit (3D, `Planar`) measures its distance to the
+    /// path does and carries straight on through a crossing. A follower within the radius of no
+    /// segment of its part of the path steers for that part's nearest point, or the whole
+    /// spine's where that is nearer by more than its look-ahead and the radius (a follower moved,
+    /// or given a new path). A ground unit (3D, `Planar`) measures its distance to the
     /// spine in 3D, so it may not come within the radius of an end far off its plane that it
     /// must turn at: give such paths nodes at the units' height.
     Reynolds,
@@ -348,8 +350,8 @@ impl FollowPath {
     /// that segment goes, and within the radius plus its [`passing_reach`](Self::passing_reach)). The first
     /// node of a one-way path or a loop's first lap has no segment leading to it: only the radius
     /// counts. With Reynolds' method, `current` becomes the node ahead on the segment the agent
-    /// is on (see [`PathMethod::Reynolds`]: the nearest, or where several are within the path's
-    /// radius, the one it keeps to), and a patrol reverses once the agent's projection on the spine is within the path's
+    /// is on (see [`PathMethod::Reynolds`]: where the path comes near itself, the one it keeps
+    /// to), and a patrol reverses once the agent's projection on the spine is within the path's
     /// radius of the end it heads for. An empty path, a path with a non-finite point or a
     /// non-finite position changes nothing; a `current` past the last node is clamped to it.
     pub fn advance_moving(&mut self, position: Vector, velocity: Vector) -> bool {
@@ -426,27 +428,42 @@ impl FollowPath {
     fn spine_projection(&self, position: Vector, velocity: Vector) -> Option<PathProjection> {
         let points = self.path.points.as_slice();
         let closed = self.mode == PathMode::Loop;
-        let nearest = project_onto_path(points, closed, position)?;
+        if points.len() < 2 {
+            return project_onto_path(points, closed, position);
+        }
         let radius = effective_radius(self.path.radius);
         let segments = if closed {
             points.len()
         } else {
-            points.len().saturating_sub(1)
+            points.len() - 1
         };
         let forward = self.mode != PathMode::PingPong || self.forward;
         // The segment the agent was last on: the one that leads to `current` going forward, the
         // one from it going back.
-        let current = self.current.min(points.len().saturating_sub(1));
+        let current = self.current.min(points.len() - 1);
         let on = match (forward, closed) {
-            (true, true) => (current + segments - 1) % segments.max(1),
+            (true, true) => (current + segments - 1) % segments,
             (true, false) => current.saturating_sub(1),
-            (false, _) => current.min(segments.saturating_sub(1)),
+            (false, _) => current.min(segments - 1),
         };
-        let Some(base) = segment_projections(points, closed, position).nth(on) else {
-            // A path of one node.
-            return Some(nearest);
+        // The spine's nearest point (the first on a tie, as `project_onto_path`'s) and the point
+        // of the segment it was on.
+        let (mut nearest, mut base) = (None::<PathProjection>, None);
+        for projection in segment_projections(points, closed, position) {
+            if nearest.is_none_or(|nearest| projection.distance < nearest.distance) {
+                nearest = Some(projection);
+            }
+            if projection.segment == on {
+                base = Some(projection);
+            }
+        }
+        let (nearest, base) = (nearest?, base?);
+        // Read only on a loop, where distances along the spine wrap round.
+        let total = if closed {
+            path_length(points, true)
+        } else {
+            0.0
         };
-        let total = path_length(points, closed);
         let reach = self.lookahead_at(length(velocity)) + radius;
         let near_base = |projection: &PathProjection| {
             let apart = (projection.distance_along - base.distance_along).abs();
@@ -469,20 +486,24 @@ impl FollowPath {
             let travel = if forward { end - start } else { start - end };
             travel.dot(velocity) <= 0.0
         };
-        let part = || segment_projections(points, closed, position).filter(near_base);
-        let on_part = part()
-            .filter(|projection| projection.distance <= radius)
-            .min_by_key(|projection| (against(projection), onward(projection.segment)));
-        Some(on_part.unwrap_or_else(|| {
-            let closest = part()
-                .min_by(|a, b| a.distance.total_cmp(&b.distance))
-                .unwrap_or(base);
-            if closest.distance <= nearest.distance + reach {
-                closest
-            } else {
-                nearest
+        // Of the part of the path it is on: the segment it keeps to, and the nearest point.
+        let (mut kept, mut closest) = (None, base);
+        for projection in segment_projections(points, closed, position).filter(near_base) {
+            if projection.distance < closest.distance {
+                closest = projection;
             }
-        }))
+            if projection.distance <= radius {
+                let key = (against(&projection), onward(projection.segment));
+                if kept.is_none_or(|(kept_key, _)| key < kept_key) {
+                    kept = Some((key, projection));
+                }
+            }
+        }
+        Some(match kept {
+            Some((_, projection)) => projection,
+            None if closest.distance <= nearest.distance + reach => closest,
+            None => nearest,
+        })
     }
 
     fn tutorial_force(&self, agent: &Boid, points: &[Vector]) -> Vector {

@@ -95,7 +95,7 @@ pub fn project_onto_path(points: &[Vector], closed: bool, point: Vector) -> Opti
 }
 
 /// The point of each segment of the spine through `points` closest to `point`, in the spine's
-/// order: what [`project_onto_path`] chooses from. None for a path of fewer than two nodes.
+/// order: what [`project_onto_path`] chooses from. Nothing for a path of fewer than two nodes.
 pub(crate) fn segment_projections(
     points: &[Vector],
     closed: bool,
