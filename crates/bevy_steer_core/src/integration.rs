@@ -17,7 +17,7 @@ use crate::math::wide::Lanes;
 use crate::math::{Vector, position_of, set_position};
 use crate::problems::{Problem, ReportedProblems, record};
 use crate::schedule::SteeringSystems;
-use crate::stepping::columns::{PlaneColumn, chunked, log_not_dense, plane_up_of};
+use crate::stepping::columns::{PlaneColumn, PlaneRows, chunked, log_not_dense};
 use crate::stepping::jobs::{MIN_AGENTS_PER_JOB, agents_per_job, run_jobs};
 
 /// One agent's integration: its new velocity, and its new position unless the motion was not
@@ -94,8 +94,8 @@ pub fn integrate(
         &MaxForce,
         &mut ReportedProblems,
         Option<&FaceVelocity>,
+        PlaneColumn,
     )>,
-    planes: Query<PlaneColumn>,
     mut logged_not_dense: Local<bool>,
 ) {
     let dt = time.delta_secs();
@@ -107,7 +107,7 @@ pub fn integrate(
     for (
         table,
         (
-            entities,
+            _,
             transforms,
             velocities,
             steering,
@@ -116,6 +116,7 @@ pub fn integrate(
             max_forces,
             problems,
             facing,
+            planes,
         ),
     ) in tables.iter_mut().enumerate()
     {
@@ -141,7 +142,7 @@ pub fn integrate(
                 &max_speeds[range.clone()],
                 &max_forces[range.clone()],
                 &problems[range.clone()],
-                facing.map(|facing| (&facing[range.clone()], &entities[range])),
+                facing.map(|facing| (&facing[range.clone()], planes.of_rows(range))),
             ));
         }
     }
@@ -212,13 +213,13 @@ pub fn integrate(
                     set_position(transform, position);
                     let rotation = match turns {
                         Some(turns) => turns.lane(row - start),
-                        None => facing.and_then(|(facing, entities)| {
+                        None => facing.and_then(|(facing, planes)| {
                             facing[row].turn(
                                 integrated.velocity,
                                 previous,
                                 dt,
                                 transform.rotation,
-                                plane_up_of(&planes, entities[row]),
+                                planes.up(row),
                             )
                         }),
                     };
@@ -230,7 +231,7 @@ pub fn integrate(
         },
     );
     for finding in findings {
-        let (entities, .., problems, _) = &mut tables[finding.table];
+        let (entities, .., problems, _, _) = &mut tables[finding.table];
         record(problems, entities[finding.row], finding);
     }
 }

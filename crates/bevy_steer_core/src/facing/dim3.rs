@@ -37,11 +37,13 @@ pub struct FaceVelocity {
     /// The axis of the model, in its own space, that should point up. Default +Y. Only its part
     /// at right angles to `local_forward` counts.
     pub local_up: Dir3,
-    /// The world's up, which the model's up leans to. Default +Y.
+    /// The world's up, which the model's up leans to. Default +Y. A ground unit
+    /// ([`Planar`](crate::planar::Planar)) leans to its plane's up instead.
     pub up: Dir3,
     /// How far the model rolls into a turn, in radians per unit of sideways acceleration (world
     /// units per second squared). Default `0.0`: no banking. `0.005` rolls an agent turning at
-    /// 180 units per second on a circle 300 wide by about 0.5 radians.
+    /// 180 units per second on a circle 300 wide by about 0.5 radians. A ground unit
+    /// ([`Planar`](crate::planar::Planar)) does not bank.
     #[reflect(@Tunable::linear(0.0, 0.02))]
     pub bank: f32,
     /// The most the model rolls, in radians. Default `FRAC_PI_3` (60 degrees).

@@ -44,6 +44,37 @@ pub(crate) fn plane_up(planar: Option<&crate::planar::Planar>) -> Option<Vector>
     planar.map(|planar| planar.effective_up())
 }
 
+/// The planes of a table's agents, as its [`PlaneColumn`] gives them.
+pub(crate) trait PlaneRows: Copy {
+    /// Those of the rows `range`.
+    fn of_rows(self, range: core::ops::Range<usize>) -> Self;
+    /// The up of the plane the agent in `row` keeps to, if it is a ground unit.
+    fn up(self, row: usize) -> Option<Vector>;
+}
+
+/// 2D: no agent keeps to a plane of its own.
+#[cfg(feature = "2d")]
+impl PlaneRows for () {
+    fn of_rows(self, _range: core::ops::Range<usize>) -> Self {}
+
+    #[inline]
+    fn up(self, _row: usize) -> Option<Vector> {
+        plane_up(())
+    }
+}
+
+#[cfg(feature = "3d")]
+impl PlaneRows for Option<&[crate::planar::Planar]> {
+    fn of_rows(self, range: core::ops::Range<usize>) -> Self {
+        self.map(|planes| &planes[range])
+    }
+
+    #[inline]
+    fn up(self, row: usize) -> Option<Vector> {
+        plane_up(self.map(|planes| &planes[row]))
+    }
+}
+
 /// [`plane_up`] of the agent `entity`, looked up in `planes`: in 2D, where every agent is free, no
 /// look-up.
 #[cfg(feature = "2d")]

@@ -37,7 +37,7 @@ use crate::problems::{BehaviourKind, ReportedProblems, record};
 use crate::rng::SteeringRng;
 use crate::stepping::boid;
 use crate::stepping::columns::{
-    AgentColumns, BudgetColumns, PlaneColumn, chunked, log_not_dense, plane_up, settle,
+    AgentColumns, BudgetColumns, PlaneColumn, PlaneRows, chunked, log_not_dense, settle,
 };
 use crate::stepping::jobs::{MIN_AGENTS_PER_JOB, agents_per_job, run_jobs};
 use crate::stepping::registry::register_behaviour;
@@ -430,37 +430,6 @@ pub fn apply_wander(
     for finding in findings {
         let (entities, .., problems, _, _) = &mut tables[finding.table];
         record(problems, entities[finding.row], finding);
-    }
-}
-
-/// The planes of a table's agents, as its [`PlaneColumn`] gives them.
-trait PlaneRows: Copy {
-    /// Those of the rows `range`.
-    fn of_rows(self, range: core::ops::Range<usize>) -> Self;
-    /// The up of the plane the agent in `row` keeps to, if it is a ground unit.
-    fn up(self, row: usize) -> Option<Vector>;
-}
-
-/// 2D: no agent keeps to a plane of its own.
-#[cfg(feature = "2d")]
-impl PlaneRows for () {
-    fn of_rows(self, _range: core::ops::Range<usize>) -> Self {}
-
-    #[inline]
-    fn up(self, _row: usize) -> Option<Vector> {
-        plane_up(())
-    }
-}
-
-#[cfg(feature = "3d")]
-impl PlaneRows for Option<&[crate::planar::Planar]> {
-    fn of_rows(self, range: core::ops::Range<usize>) -> Self {
-        self.map(|planes| &planes[range])
-    }
-
-    #[inline]
-    fn up(self, row: usize) -> Option<Vector> {
-        plane_up(self.map(|planes| &planes[row]))
     }
 }
 
