@@ -131,8 +131,8 @@ fn ground_units_never_leave_their_plane() {
 
 /// A ground unit's facing turns about its plane's up only, whatever its plane and whatever
 /// `FaceVelocity` says of the world's up and of banking: a Y-up unit with banking on, driving a
-/// circle, never rolls; a Z-up unit with the default `FaceVelocity` (whose own up is +Y) wandering
-/// keeps its model's up on +Z once it has turned onto its heading.
+/// circle, never rolls; one spawned upside down stands upright from its first step; a Z-up unit
+/// with the default `FaceVelocity` (whose own up is +Y) wandering keeps its model's up on +Z.
 #[test]
 fn a_ground_unit_faces_its_heading_about_its_plane_s_up_only() {
     let mut app = create_app();
@@ -163,6 +163,17 @@ fn a_ground_unit_faces_its_heading_about_its_plane_s_up_only() {
             FaceVelocity::default(),
         ))
         .id();
+    // Spawned upside down: upright from its first step.
+    let upside_down = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(300.0, 0.0, -300.0)
+                .with_rotation(Quat::from_rotation_z(core::f32::consts::PI)),
+            Planar::default(),
+            Wander::default(),
+            FaceVelocity::default(),
+        ))
+        .id();
     let rotation = |app: &App, entity| app.world().get::<Transform>(entity).unwrap().rotation;
     // The first update runs no fixed step yet.
     app.update();
@@ -171,8 +182,9 @@ fn a_ground_unit_faces_its_heading_about_its_plane_s_up_only() {
         app.update();
         worst_roll = worst_roll.max((rotation(&app, banked) * Vec3::Y).angle_between(Vec3::Y));
         worst_tilt = worst_tilt.max((rotation(&app, z_up) * Vec3::Y).angle_between(Vec3::Z));
+        worst_roll = worst_roll.max((rotation(&app, upside_down) * Vec3::Y).angle_between(Vec3::Y));
     }
-    assert!(worst_roll < 1e-3, "the Y-up unit rolled {worst_roll} rad");
+    assert!(worst_roll < 1e-3, "a Y-up unit rolled {worst_roll} rad");
     assert!(
         worst_tilt < 1e-3,
         "the Z-up unit's up left +Z by {worst_tilt} rad"

@@ -17,9 +17,9 @@ const RIGHTING: f32 = 0.1;
 /// The model's up goes to the world's `up` as far as the heading allows: each step it turns from
 /// where it was towards `up` (a few degrees at most), more the more level the heading, so that a heading through the
 /// vertical (a loop, a climb) carries the last up on instead of flipping the model round. A ground
-/// unit ([`Planar`](crate::planar::Planar)) keeps a level heading and leans to its plane's up
-/// (this component's `up` and banking are not used for it), so it only ever turns about its
-/// plane's up (yaw). An agent at rest keeps its last orientation.
+/// unit ([`Planar`](crate::planar::Planar)) keeps a level heading and stands upright on its plane
+/// from its first step on (this component's `up` and banking are not used for it), so it only ever
+/// turns about its plane's up (yaw). An agent at rest keeps its last orientation.
 ///
 /// Banking (off by default, `bank` zero) rolls the model into its turns, as an aircraft or a bird
 /// does: the up it leans to is tipped towards the turn's centre by `bank` radians per unit of the
@@ -38,7 +38,7 @@ pub struct FaceVelocity {
     /// at right angles to `local_forward` counts.
     pub local_up: Dir3,
     /// The world's up, which the model's up leans to. Default +Y. A ground unit
-    /// ([`Planar`](crate::planar::Planar)) leans to its plane's up instead.
+    /// ([`Planar`](crate::planar::Planar)) stands upright on its plane instead.
     pub up: Dir3,
     /// How far the model rolls into a turn, in radians per unit of sideways acceleration (world
     /// units per second squared). Default `0.0`: no banking. `0.005` rolls an agent turning at
@@ -129,7 +129,15 @@ impl FaceVelocity {
         } else {
             *self.up
         };
-        let world = basis(heading, hint);
+        self.rotation_onto(heading, hint)
+    }
+
+    /// The rotation that puts `local_forward` along `heading` (a unit vector) and `local_up` as
+    /// near `up` as that allows; `None` where it is not finite.
+    #[inline]
+    fn rotation_onto(self, heading: Vector, up: Vector) -> Option<Quat> {
+        let local = basis(*self.local_forward, *self.local_up);
+        let world = basis(heading, up);
         let rotation = Quat::from_mat3(&(world * local.transpose())).normalize();
         rotation.is_finite().then_some(rotation)
     }
@@ -154,8 +162,8 @@ impl FaceVelocity {
     }
 
     /// The rotation after a step of `dt` seconds that took the agent from moving at `previous` to
-    /// moving at `velocity`, from `before`. A ground unit (`plane_up`, its plane's up) leans to
-    /// its plane's up and does not bank: it only ever turns about that up.
+    /// moving at `velocity`, from `before`. A ground unit (`plane_up`, its plane's up) stands
+    /// upright on its plane and does not bank: it only ever turns about that up.
     #[inline]
     pub(crate) fn turn(
         self,
@@ -166,12 +174,12 @@ impl FaceVelocity {
         plane_up: Option<Vector>,
     ) -> Option<Quat> {
         if let Some(up) = plane_up {
-            let level = Self {
-                up: Dir3::new(up).unwrap_or(self.up),
-                bank: 0.0,
-                ..self
-            };
-            return level.rotation_for(velocity, before);
+            // A ground unit's heading lies in its plane, at right angles to `up`: it stands
+            // upright on it at once, as its forward goes onto the heading at once.
+            let heading = direction_or_zero(velocity);
+            return (heading != Vector::ZERO)
+                .then(|| self.rotation_onto(heading, up))
+                .flatten();
         }
         let acceleration = if self.bank != 0.0 && dt > 0.0 {
             (velocity - previous) / dt
