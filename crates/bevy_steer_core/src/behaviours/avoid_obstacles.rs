@@ -36,28 +36,30 @@ fn way_round(index: &ObstacleIndex, point: Vector, side: Vector, room: f32) -> f
 /// How far a face of a long wall is looked along for its ends, in [`way_round`]'s reaches.
 const FACE_REACHES: f32 = 64.0;
 
-/// How far the face of the obstacle `shape` at `position` that the agent meets at `surface` runs
-/// on from there along `along` (a unit vector along the face), up to `most`: the farthest point
-/// of that line still touching the shape (for a convex shape the points between touch it too),
-/// to within a few millionths of `most`.
+/// Whether `point` touches the obstacle `shape` at `position`, to within what rounding leaves a
+/// point along a face off it, for an agent keeping `room`.
+fn touches((position, shape): (Vector, ObstacleShape), point: Vector, room: f32) -> bool {
+    shape.signed_distance(position, point) <= room.max(1.0) * 1e-3
+}
+
+/// How far the face of the obstacle that the agent meets at `surface` runs on from there along
+/// `along` (a unit vector along the face), between `from` (where it is known to touch) and `most`:
+/// the farthest point of that line still touching the shape (for a convex shape the points between
+/// touch it too), to within a millionth of the span.
 fn face_extent(
-    (position, shape): (Vector, ObstacleShape),
+    obstacle: (Vector, ObstacleShape),
     surface: Vector,
     along: Vector,
-    most: f32,
+    (from, most): (f32, f32),
     room: f32,
 ) -> f32 {
-    // Rounding leaves a point along a face a hair off it.
-    let touching = |distance: f32| {
-        shape.signed_distance(position, surface + along * distance) <= room.max(1.0) * 1e-3
-    };
-    if touching(most) {
+    if touches(obstacle, surface + along * most, room) {
         return most;
     }
-    let (mut on, mut off) = (0.0, most);
+    let (mut on, mut off) = (from, most);
     for _ in 0..20 {
         let middle = (on + off) * 0.5;
-        if touching(middle) {
+        if touches(obstacle, surface + along * middle, room) {
             on = middle;
         } else {
             off = middle;
@@ -88,10 +90,15 @@ fn slide_along_face(
 ) -> Option<Vector> {
     let reach = (room * 2.0).max(8.0) * WAY_ROUND_STEPS as f32;
     let most = reach * FACE_REACHES;
-    let ends = [along, -along].map(|along| face_extent(obstacle, surface, along, most, room));
-    if ends[0] < reach && ends[1] < reach {
+    // Most faces met (circles', boxes') end within reach both ways: two signed distances say so.
+    let long = [along, -along].map(|along| touches(obstacle, surface + along * reach, room));
+    if long == [false, false] {
         return None;
     }
+    let ends = [(along, long[0]), (-along, long[1])].map(|(along, long)| {
+        let span = if long { (reach, most) } else { (0.0, reach) };
+        face_extent(obstacle, surface, along, span, room)
+    });
     let step = room.max(4.0);
     let slide = surface + normal * room;
     let slide_clear = |along: Vector, distance: f32| {
@@ -110,18 +117,15 @@ fn slide_along_face(
     } else {
         (along, ends[0])
     };
-    // On the way it goes: to an open end, or on while no end is in view.
-    let go_on = || {
-        if open_past(going, going_end) {
+    if moving_on {
+        // On the way it goes: to an open end, or on while no end is in view.
+        return if open_past(going, going_end) {
             Some(going)
         } else if going_end < reach {
             None
         } else {
             slide_clear(going, reach).then_some(going)
-        }
-    };
-    if moving_on {
-        return go_on();
+        };
     }
     let [(near, near_end), (far, far_end)] = if ends[0] <= ends[1] {
         [(along, ends[0]), (-along, ends[1])]
@@ -136,7 +140,8 @@ fn slide_along_face(
     } else if open_past(far, far_end) {
         Some(far)
     } else {
-        go_on()
+        // Neither end open, both out of reach: on the way it goes, as far as the probes see.
+        slide_clear(going, reach).then_some(going)
     }
 }
 

@@ -117,7 +117,7 @@ impl FaceVelocity {
         if heading == Vector::ZERO {
             return None;
         }
-        let local = basis(*self.local_forward, *self.local_up);
+        let local = self.local_basis();
         let up_before = before * local.y_axis;
         // The world's up (tipped into the turn) counts for as much as the heading is level
         // (nothing when vertical), and a tenth of the last up's weight at most: the model rights
@@ -129,17 +129,14 @@ impl FaceVelocity {
         } else {
             *self.up
         };
-        self.rotation_onto(heading, hint)
+        rotation_onto(local, heading, hint)
     }
 
-    /// The rotation that puts `local_forward` along `heading` (a unit vector) and `local_up` as
-    /// near `up` as that allows; `None` where it is not finite.
+    /// The model's own axes: `local_forward`, `local_up`'s part at right angles to it, and the
+    /// third.
     #[inline]
-    fn rotation_onto(self, heading: Vector, up: Vector) -> Option<Quat> {
-        let local = basis(*self.local_forward, *self.local_up);
-        let world = basis(heading, up);
-        let rotation = Quat::from_mat3(&(world * local.transpose())).normalize();
-        rotation.is_finite().then_some(rotation)
+    fn local_basis(self) -> Mat3 {
+        basis(*self.local_forward, *self.local_up)
     }
 
     /// The up the model leans to, heading along `heading` (a unit vector) and accelerating at
@@ -178,7 +175,7 @@ impl FaceVelocity {
             // upright on it at once, as its forward goes onto the heading at once.
             let heading = direction_or_zero(velocity);
             return (heading != Vector::ZERO)
-                .then(|| self.rotation_onto(heading, up))
+                .then(|| rotation_onto(self.local_basis(), heading, up))
                 .flatten();
         }
         let acceleration = if self.bank != 0.0 && dt > 0.0 {
@@ -188,6 +185,14 @@ impl FaceVelocity {
         };
         self.banked_rotation_for(velocity, acceleration, before)
     }
+}
+
+/// The rotation that takes the model's axes `local` onto the world's basis of `heading` (a unit
+/// vector) and `up` (see [`basis`]); `None` where it is not finite.
+#[inline]
+fn rotation_onto(local: Mat3, heading: Vector, up: Vector) -> Option<Quat> {
+    let rotation = Quat::from_mat3(&(basis(heading, up) * local.transpose())).normalize();
+    rotation.is_finite().then_some(rotation)
 }
 
 /// The right-handed orthonormal basis whose first axis is `forward` (a unit vector) and whose
