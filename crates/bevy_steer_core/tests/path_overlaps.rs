@@ -11,6 +11,26 @@ use common::*;
 
 const STEPS_PER_SECOND: f64 = 60.0;
 
+/// The default agent's mass, a nimbler one's (the tutorials' mass of 20) and a heavier one's.
+const MASSES: [f32; 3] = [1.0, 1.0 / 3.0, 2.0];
+
+/// Counts a follower's runs along the x axis: each time it moves along it at more than a third of
+/// its default top speed the other way from the last run.
+#[derive(Default)]
+struct RunsAlongX {
+    runs: u32,
+    last_sign: f32,
+}
+
+impl RunsAlongX {
+    fn watch(&mut self, velocity: Vector) {
+        if velocity.x.abs() > 60.0 && velocity.x.signum() != self.last_sign {
+            self.last_sign = velocity.x.signum();
+            self.runs += 1;
+        }
+    }
+}
+
 fn reynolds(points: Vec<Vector>, radius: f32, mode: PathMode) -> FollowPath {
     FollowPath::new(Path::new(points, radius))
         .with_method(PathMethod::Reynolds)
@@ -30,7 +50,7 @@ fn figure_eight(width: f32, height: f32, nodes: usize) -> Vec<Vector> {
 
 #[test]
 fn a_follower_goes_round_both_lobes_of_a_figure_eight() {
-    for (mass, max_force) in [(1.0, 600.0), (1.0 / 3.0, 600.0), (2.0, 600.0)] {
+    for mass in MASSES {
         for radius in [10.0, 20.0, 40.0] {
             let mut app = create_app(STEPS_PER_SECOND);
             let points = figure_eight(800.0, 400.0, 24);
@@ -40,7 +60,6 @@ fn a_follower_goes_round_both_lobes_of_a_figure_eight() {
                     at(400.0, 0.0),
                     Velocity(v(0.0, 100.0)),
                     Mass(mass),
-                    MaxForce(max_force),
                     reynolds(points, radius, PathMode::Loop),
                 ),
             );
@@ -65,7 +84,7 @@ fn a_follower_goes_round_both_lobes_of_a_figure_eight() {
 
 #[test]
 fn a_follower_goes_up_and_down_a_path_that_doubles_back_on_itself() {
-    for (mass, max_force) in [(1.0, 600.0), (1.0 / 3.0, 600.0), (2.0, 600.0)] {
+    for mass in MASSES {
         let mut app = create_app(STEPS_PER_SECOND);
         // Three legs over the same line, then on to an end off it.
         let points = vec![
@@ -80,20 +99,15 @@ fn a_follower_goes_up_and_down_a_path_that_doubles_back_on_itself() {
             (
                 at(0.0, 0.0),
                 Mass(mass),
-                MaxForce(max_force),
                 reynolds(points, 20.0, PathMode::OneWay),
             ),
         );
-        let mut turns = 0;
-        let mut last_sign = 0.0_f32;
+        let mut runs = RunsAlongX::default();
         for _ in 0..60 * 30 {
             step(&mut app, 1);
-            let moving = velocity(&app, agent);
-            if moving.x.abs() > 60.0 && moving.x.signum() != last_sign {
-                last_sign = moving.x.signum();
-                turns += 1;
-            }
+            runs.watch(velocity(&app, agent));
         }
+        let turns = runs.runs;
         let end = position(&app, agent);
         println!("mass {mass}: {turns} runs along the line, at {end}");
         assert_eq!(turns, 3, "mass {mass}: {turns} runs, at {end}");
@@ -110,22 +124,19 @@ fn a_patrol_over_a_path_that_doubles_back_runs_every_leg_both_ways() {
         &mut app,
         (at(0.0, 0.0), reynolds(points, 20.0, PathMode::PingPong)),
     );
-    let (mut runs, mut last_sign) = (0_u32, 0.0_f32);
+    let mut along_x = RunsAlongX::default();
     let mut nodes_seen = [false; 4];
     let mut reversals = 0;
     let mut forward = true;
     for _ in 0..60 * 40 {
         step(&mut app, 1);
-        let moving = velocity(&app, agent);
-        if moving.x.abs() > 60.0 && moving.x.signum() != last_sign {
-            last_sign = moving.x.signum();
-            runs += 1;
-        }
+        along_x.watch(velocity(&app, agent));
         let follow = app.world().get::<FollowPath>(agent).unwrap();
         nodes_seen[follow.current] = true;
         reversals += u32::from(follow.forward != forward);
         forward = follow.forward;
     }
+    let runs = along_x.runs;
     println!("{runs} runs, {reversals} reversals, nodes {nodes_seen:?}");
     // About 16 000 units of legs of 400 in 40 s at up to 180 units/s, slowing at each end.
     assert!(runs >= 12, "{runs} runs");
@@ -167,16 +178,15 @@ fn next_random(state: &mut u64) -> f32 {
     (*state >> 40) as f32 / (1_u64 << 24) as f32
 }
 
-/// Random polylines in a square, most of which cross themselves, some with spikes whose legs run
-/// within the radius of each other: a one-way follower comes to rest at the end, a loop or a
-/// patrol passes every node, within a minute. (Before the follower kept to its part of the path,
-/// 37 of 480 such scenes failed.)
-#[test]
-fn reynolds_followers_finish_random_polylines_that_cross_themselves() {
+/// The scenes of `cases` random polylines in a square, most of which cross themselves, some with
+/// spikes whose legs run within the radius of each other (3 to 8 nodes, radius 10 to 40, the
+/// three masses, the three modes in turn), in which a follower did not finish within a minute: a
+/// one-way follower comes to rest at the end, a loop or a patrol passes every node.
+fn random_polylines_not_finished(cases: usize) -> Vec<String> {
     let mut state = 0x9E37_79B9_7F4A_7C15_u64;
     let modes = [PathMode::OneWay, PathMode::Loop, PathMode::PingPong];
     let mut failures = Vec::new();
-    for case in 0..48 {
+    for case in 0..cases {
         let nodes = 3 + (next_random(&mut state) * 6.0) as usize;
         let mut points = vec![v(
             next_random(&mut state) * 1000.0,
@@ -192,7 +202,7 @@ fn reynolds_followers_finish_random_polylines_that_cross_themselves() {
             }
         }
         let radius = 10.0 + next_random(&mut state) * 30.0;
-        let mass = [1.0, 1.0 / 3.0, 2.0][case % 3];
+        let mass = MASSES[case % 3];
         let mode = modes[(case / 3) % 3];
         let mut app = create_app(STEPS_PER_SECOND);
         let agent = spawn(
@@ -220,8 +230,28 @@ fn reynolds_followers_finish_random_polylines_that_cross_themselves() {
             }
         });
         if !finished {
-            failures.push((case, mode, mass, radius, points, passed));
+            failures.push(format!(
+                "case {case}: {mode:?}, mass {mass}, radius {radius}, {points:?}, passed {passed:?}"
+            ));
         }
     }
-    assert!(failures.is_empty(), "{failures:?}");
+    failures
+}
+
+/// 48 random polylines (see [`random_polylines_not_finished`]): every follower finishes.
+#[test]
+fn reynolds_followers_finish_random_polylines_that_cross_themselves() {
+    let failures = random_polylines_not_finished(48);
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// The README's figure: 480 random polylines, every follower finishes (before the follower kept
+/// to its part of the path, at 838dcb9's parent, 37 did not). Ignored (80 s): run with
+/// `cargo test -p bevy_steer_core --test path_overlaps -- --ignored --nocapture`.
+#[test]
+#[ignore = "measures the README's figure for random polylines (80 s)"]
+fn how_many_of_480_random_polylines_a_follower_finishes() {
+    let failures = random_polylines_not_finished(480);
+    println!("{} of 480 not finished: {failures:#?}", failures.len());
+    assert!(failures.is_empty());
 }

@@ -194,6 +194,31 @@ fn queued_crowds_flow_through_doors_without_overlap_and_no_slower() {
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
+/// The README's door figures, over more seeds: every layout from seeds 20 to 39, the walkers
+/// through with and without Queue, and no two queued walkers ever overlapping. Ignored (3 min):
+/// run with `cargo test -p bevy_steer_core --test queue_doors -- --ignored --nocapture`.
+#[test]
+#[ignore = "measures the README's door figures over 20 seeds (3 min)"]
+fn crowds_through_doors_over_twenty_seeds() {
+    let queue = Queue::default().with_min_distance(2.0 * RADIUS);
+    for door in [3.0 * RADIUS, 5.0 * RADIUS, 8.0 * RADIUS] {
+        for crowd in [Crowd::Block, Crowd::BothSides, Crowd::Opposite] {
+            let (mut queued, mut free, mut overlaps) = (0, 0, 0);
+            for seed in 20..40 {
+                let with = run(door, crowd, Some(queue), seed);
+                queued += with.through;
+                overlaps += with.overlapping_pairs;
+                free += run(door, crowd, None, seed).through;
+            }
+            println!(
+                "door {door} wide, {crowd:?}, 20 runs of {WALKERS}: {queued} through with Queue, \
+                 {free} without"
+            );
+            assert_eq!(overlaps, 0, "door {door}, {crowd:?}");
+        }
+    }
+}
+
 /// Two queueing walkers (personal space and separation) converging, head-on or from the sides,
 /// never both brake in the same step: one goes first (the one further along their shared
 /// heading, or the lesser entity). Both get on (the one going first well over 100 units; head-on
