@@ -1,16 +1,14 @@
 //! The API a game builds on: one schedule, registered behaviours of its own, switches, ranges,
 //! events, and entity targets that survive cloning.
 
-mod common;
-
 use std::time::Duration;
 
+use crate::common::steer::prelude::*;
+use crate::common::*;
 use bevy::ecs::entity::{EntityCloner, EntityHashMap};
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use common::steer::prelude::*;
-use common::*;
 use steer::plugin::misplaced_steering_systems;
 
 #[derive(Component)]

@@ -1,10 +1,8 @@
 //! Every bad input of the issue list: none panics, none produces a NaN, each does what the docs say.
 
-mod common;
-
+use crate::common::steer::prelude::*;
+use crate::common::*;
 use bevy::prelude::*;
-use common::steer::prelude::*;
-use common::*;
 
 #[test]
 fn a_new_agent_at_rest_starts_every_behaviour_without_nan() {

@@ -1,10 +1,8 @@
 //! The tutorials' behaviours, driven through the ECS with fixed steps.
 
-mod common;
-
+use crate::common::steer::prelude::*;
+use crate::common::*;
 use bevy::prelude::*;
-use common::steer::prelude::*;
-use common::*;
 
 const STEPS_PER_SECOND: f64 = 60.0;
 

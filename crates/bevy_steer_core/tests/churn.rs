@@ -2,14 +2,12 @@
 //! removed mid-run, a pursued target that loses its `Velocity`, and a variable frame time in
 //! `Update`. Nothing panics, every value stays finite, and the agents that remain still steer.
 
-mod common;
-
 use std::time::Duration;
 
+use crate::common::steer::prelude::*;
+use crate::common::*;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use common::steer::prelude::*;
-use common::*;
 use rand::rngs::Xoshiro128PlusPlus;
 use rand::{RngExt, SeedableRng};
 

@@ -1,14 +1,10 @@
 //! Agreement with the tutorials' per-frame code, and across runs (2D: the tutorials' code is; the
 //! agreement across step rates, which means the same in 3D, is in `step_rates.rs`).
 
-mod common;
-#[path = "common/threads.rs"]
-mod threads;
-
+use crate::common::*;
 use bevy::prelude::*;
 use bevy_steer_core::forces::TUTORIAL_FRAME_RATE;
 use bevy_steer_core::prelude::*;
-use common::*;
 use rand::RngExt;
 
 /// The tutorials' ActionScript, transcribed: per frame, pixels per frame, no time step.
@@ -303,7 +299,7 @@ fn crowd_positions_in_a_child_process() {
 /// The crowd's positions, bit for bit, from a copy of this test binary with `threads` compute
 /// threads.
 fn crowd_in_a_child_process(threads: usize) -> String {
-    threads::in_a_child_process("crowd_positions_in_a_child_process", threads)
+    threads::in_a_child_process("fidelity::crowd_positions_in_a_child_process", threads)
 }
 
 #[test]

@@ -1,13 +1,11 @@
 //! Separation, alignment and cohesion: the force functions against hand-computed values, then
 //! crowds through the ECS.
 
-mod common;
-
 use std::f32::consts::{FRAC_PI_2, PI, TAU};
 
+use crate::common::steer::prelude::*;
+use crate::common::*;
 use bevy::prelude::*;
-use common::steer::prelude::*;
-use common::*;
 use rand::rngs::Xoshiro128PlusPlus;
 use rand::{RngExt, SeedableRng};
 use steer::forces::{

@@ -1,11 +1,9 @@
 //! Obstacle avoidance and containment through the ECS, in scenes of the XY plane (in 3D, ground
 //! units among shapes standing tall along z: the same scenes).
 
-mod common;
-
+use crate::common::steer::prelude::*;
+use crate::common::*;
 use bevy::prelude::*;
-use common::steer::prelude::*;
-use common::*;
 use rand::rngs::Xoshiro128PlusPlus;
 use rand::{RngExt, SeedableRng};
 
@@ -388,8 +386,9 @@ fn an_agent_glancing_off_a_long_wall_keeps_going_its_way() {
 /// avoidance, which the slide along a long face takes the agent out of): for each wall length,
 /// from how many of 15 starts an agent seeking a point 200 behind the wall gets within 20 of it,
 /// with `MaxForce` 150 (clearance 8, look-ahead 60) and 400 (clearance 12, look-ahead 100).
-/// Ignored (90 s): run with `cargo test -p bevy_steer_core --test obstacles -- --ignored
-/// --nocapture`. The README's figures are the 2D build's.
+/// Ignored (90 s): run with
+/// `cargo test -p bevy_steer_core --test integration obstacles -- --ignored --nocapture`. The
+/// README's figures are the 2D build's.
 #[cfg(feature = "2d")]
 #[test]
 #[ignore = "measures the README's figures for long walls (90 s)"]

@@ -1,10 +1,8 @@
 //! Path following through the ECS: one way, patrol, loop, Reynolds' method and bad input.
 
-mod common;
-
+use crate::common::steer::prelude::*;
+use crate::common::*;
 use bevy::prelude::*;
-use common::steer::prelude::*;
-use common::*;
 
 const STEPS_PER_SECOND: f64 = 60.0;
 

@@ -1,13 +1,11 @@
 //! Paths that cross or double back on themselves, followed by Reynolds' method: the follower
 //! keeps to the part of the path it is on rather than jumping to whichever part is nearest.
 
-mod common;
-
 use std::f32::consts::TAU;
 
+use crate::common::steer::prelude::*;
+use crate::common::*;
 use bevy::prelude::*;
-use common::steer::prelude::*;
-use common::*;
 
 const STEPS_PER_SECOND: f64 = 60.0;
 
@@ -247,7 +245,7 @@ fn reynolds_followers_finish_random_polylines_that_cross_themselves() {
 
 /// The README's figure: 480 random polylines, every follower finishes (before the follower kept
 /// to its part of the path, at 838dcb9's parent, 37 did not). Ignored (80 s): run with
-/// `cargo test -p bevy_steer_core --test path_overlaps -- --ignored --nocapture`.
+/// `cargo test -p bevy_steer_core --test integration path_overlaps -- --ignored --nocapture`.
 #[test]
 #[ignore = "measures the README's figure for random polylines (80 s)"]
 fn how_many_of_480_random_polylines_a_follower_finishes() {

@@ -3,13 +3,11 @@
 //! with corners and hairpins, both methods and every mode, in the XY plane. Each prints its
 //! figures.
 
-mod common;
-
 use std::f32::consts::TAU;
 
+use crate::common::steer::prelude::*;
+use crate::common::*;
 use bevy::prelude::*;
-use common::steer::prelude::*;
-use common::*;
 use steer::forces::project_onto_path;
 
 const STEPS_PER_SECOND: f64 = 60.0;

@@ -1,12 +1,10 @@
 //! The Queue tutorial's scene through the ECS: a crowd seeks a doorway one agent wide in a wall and
 //! goes through it one at a time, no two agents ever overlapping.
 
-mod common;
-
+use crate::common::doors::*;
+use crate::common::steer::prelude::*;
+use crate::common::*;
 use bevy::prelude::*;
-use common::doors::*;
-use common::steer::prelude::*;
-use common::*;
 use rand::rngs::Xoshiro128PlusPlus;
 use rand::{RngExt, SeedableRng};
 

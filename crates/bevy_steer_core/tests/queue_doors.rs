@@ -1,12 +1,10 @@
 //! Issue 26: crowds through doors of several widths, with and without `Queue`: with it, no two
 //! walkers ever overlap and at least as many get through in the same time. Prints its figures.
 
-mod common;
-
+use crate::common::doors::*;
+use crate::common::steer::prelude::*;
+use crate::common::*;
 use bevy::prelude::*;
-use common::doors::*;
-use common::steer::prelude::*;
-use common::*;
 use rand::rngs::Xoshiro128PlusPlus;
 use rand::{RngExt, SeedableRng};
 
@@ -196,7 +194,7 @@ fn queued_crowds_flow_through_doors_without_overlap_and_no_slower() {
 
 /// The README's door figures, over more seeds: every layout from seeds 20 to 39, the walkers
 /// through with and without Queue, and no two queued walkers ever overlapping. Ignored (3 min):
-/// run with `cargo test -p bevy_steer_core --test queue_doors -- --ignored --nocapture`.
+/// run with `cargo test -p bevy_steer_core --test integration queue_doors -- --ignored --nocapture`.
 #[test]
 #[ignore = "measures the README's door figures over 20 seeds (3 min)"]
 fn crowds_through_doors_over_twenty_seeds() {

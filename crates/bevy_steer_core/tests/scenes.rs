@@ -1,14 +1,12 @@
 //! Scenes of their own for each behaviour: black-box checks of the documented behaviour, away
 //! from the scenes the other tests use.
 
-mod common;
-
 use std::time::Duration;
 
+use crate::common::steer::prelude::*;
+use crate::common::*;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use common::steer::prelude::*;
-use common::*;
 
 const HZ: f64 = 60.0;
 

@@ -1,9 +1,7 @@
 //! Results agree across step rates: the same scene at 30, 60 and 120 fixed steps per second.
 
-mod common;
-
-use common::steer::prelude::*;
-use common::*;
+use crate::common::steer::prelude::*;
+use crate::common::*;
 
 /// Where a seeker and a pursuer are after each whole second, at `steps_per_second`.
 fn trajectory_per_second(steps_per_second: u32, seconds: u32) -> Vec<(Vector, Vector)> {

@@ -10,8 +10,7 @@ use bevy_steer_core3d::prelude::*;
 use rand::rngs::Xoshiro128PlusPlus;
 use rand::{RngExt, SeedableRng};
 
-#[path = "../../bevy_steer_core/tests/common/threads.rs"]
-mod threads;
+use crate::common::threads;
 
 const STEPS_PER_SECOND: f64 = 60.0;
 
@@ -704,7 +703,8 @@ fn crowd_in_3d_in_a_child_process() {
 
 #[test]
 fn the_same_seed_gives_identical_3d_trajectories_whatever_the_thread_count() {
-    let run = |threads| threads::in_a_child_process("crowd_in_3d_in_a_child_process", threads);
+    let run =
+        |threads| threads::in_a_child_process("dim3::crowd_in_3d_in_a_child_process", threads);
     let sequential = run(1);
     assert_eq!(sequential, run(2), "one thread differs from two");
     assert_eq!(sequential, run(4), "one thread differs from four");

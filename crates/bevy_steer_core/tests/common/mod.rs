@@ -123,6 +123,7 @@ pub fn depth_inside(app: &mut App, point: Vector) -> f32 {
 
 /// The door scene: walls are boxes, walkers ground units.
 pub mod doors;
+pub mod threads;
 
 /// Counts the fixed steps run so far.
 #[derive(Resource, Default)]
