@@ -1,4 +1,4 @@
-//! bevy_steer_core's integration tests, a module per file, built as one binary: each file linked
+//! `bevy_steer_core`'s integration tests, a module per file, built as one binary: each file linked
 //! as a binary of its own carried a copy of Bevy (about 110 MB apiece, both builds together about
 //! 3 GB), and a clean CI run filled its disk. `invariants.rs` stays a binary of its own: it checks
 //! every warning a scene logs, and the log is the process's. `bevy_steer_core3d` builds the files

@@ -1,4 +1,4 @@
-//! bevy_steer_core3d's integration tests, built as one binary: the 3D build's own (`dim3.rs`) and
+//! `bevy_steer_core3d`'s integration tests, built as one binary: the 3D build's own (`dim3.rs`) and
 //! those of `bevy_steer_core` that mean the same in 3D, compiled again by this build (their
 //! `common::steer` is this crate).
 
