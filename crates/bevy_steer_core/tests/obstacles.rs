@@ -51,6 +51,37 @@ fn an_agent_driven_head_on_into_a_wall_gets_round_it() {
     assert!(problems(&app, agent).is_empty());
 }
 
+/// An agent spawned right on a wall's line (walls and spawn points on one grid), at rest or
+/// moving along the line, where the wall has no normal: it steps off to a side, rather than being
+/// pushed back and forth along the line.
+#[test]
+fn an_agent_spawned_on_a_wall_s_line_steps_off_it() {
+    for (from, to, start, moving) in [
+        (v(-200.0, 0.0), v(200.0, 0.0), v(10.0, 0.0), v(0.0, 0.0)),
+        (v(0.0, -200.0), v(0.0, 200.0), v(0.0, 10.0), v(0.0, 0.0)),
+        (v(-200.0, 0.0), v(200.0, 0.0), v(10.0, 0.0), v(50.0, 0.0)),
+    ] {
+        let mut app = create_app(60.0);
+        spawn_wall(&mut app, from, to);
+        let agent = spawn(
+            &mut app,
+            (
+                at(start.x, start.y),
+                ground_unit(),
+                Velocity(moving),
+                AvoidObstacles::default(),
+            ),
+        );
+        step_checking(&mut app, 120, |app, _| assert_agents_sane(app));
+        let position = position(&app, agent);
+        let off = -depth_inside(&mut app, position);
+        assert!(
+            off >= 10.0,
+            "wall {from} to {to}, from {start} moving {moving}: {off} off it, at {position}"
+        );
+    }
+}
+
 #[test]
 fn an_agent_driven_into_a_corner_gets_out() {
     let mut app = create_app(60.0);

@@ -318,3 +318,67 @@ fn follow_path_is_registered_in_its_priority_place() {
         );
     }
 }
+
+/// Reynolds' method on a path of radius 0 (the spine itself): a follower at rest on the spine, on
+/// its first node or halfway along a segment, still has a point ahead to go for, and finishes.
+#[test]
+fn a_follower_at_rest_on_a_path_of_radius_zero_sets_off_and_finishes() {
+    for start in [v(0.0, 0.0), v(100.0, 0.0)] {
+        let mut app = create_app(STEPS_PER_SECOND);
+        let points = [v(0.0, 0.0), v(250.0, 0.0), v(250.0, 250.0)];
+        let agent = spawn(
+            &mut app,
+            (
+                at(start.x, start.y),
+                FollowPath::new(Path::new(points, 0.0)).with_method(PathMethod::Reynolds),
+            ),
+        );
+        step_checking(&mut app, 12 * STEPS_PER_SECOND as u32, |app, _| {
+            assert_agents_sane(app)
+        });
+        let end = position(&app, agent);
+        assert!(
+            end.distance(points[2]) < 3.0,
+            "from {start}: ended at {end}"
+        );
+    }
+}
+
+/// A path sampled finer than a step's travel (nodes 2 apart, as a spline sampler gives them) is
+/// followed at the same pace at 30 and at 60 steps a second, with either method: the tutorial's
+/// no longer moves on one node a step.
+#[test]
+fn a_finely_sampled_path_takes_as_long_at_any_step_rate() {
+    let points: Vec<Vector> = (0..=300)
+        .map(|i| v(2.0 * i as f32, 40.0 * (i as f32 / 30.0).sin()))
+        .collect();
+    let end = *points.last().unwrap();
+    for method in [PathMethod::Tutorial, PathMethod::Reynolds] {
+        let times: Vec<f64> = [30.0, 60.0]
+            .into_iter()
+            .map(|rate| {
+                let mut app = create_app(rate);
+                let agent = spawn(
+                    &mut app,
+                    (
+                        at(0.0, 0.0),
+                        FollowPath::new(Path::new(points.clone(), 20.0)).with_method(method),
+                    ),
+                );
+                let mut arrived = None;
+                step_checking(&mut app, (20.0 * rate) as u32, |app, number| {
+                    if arrived.is_none() && position(app, agent).distance(end) < 20.0 {
+                        arrived = Some(f64::from(number) / rate);
+                    }
+                });
+                arrived.unwrap_or(f64::INFINITY)
+            })
+            .collect();
+        // About 680 long: 3.8 s at full speed; one node a step at 30 steps a second took 9.9 s
+        // against 7.2 at 60.
+        assert!(
+            times.iter().all(|&time| time < 8.0) && (times[0] - times[1]).abs() < 0.3,
+            "{method:?}: {times:?} s at 30 and at 60 steps a second"
+        );
+    }
+}

@@ -22,6 +22,38 @@ use crate::tunable::{DISTANCE, FRACTION, Tunable, WEIGHT};
 /// How many steps sideways [`way_round`] looks for free room.
 const WAY_ROUND_STEPS: usize = 8;
 
+/// The way out where an obstacle has no normal (on a wall's line, at a circle's centre, or, a
+/// ground unit, right over or under an obstacle): of back the way the agent came (at rest, +X or,
+/// a ground unit, a fixed way in its plane) and its two sides, the one that gains the most room
+/// within `room` of `point`, the first on a tie. Backing along a wall's line, where the agent
+/// already is, gains none: it then steps off the line to one side.
+fn way_out(
+    shape: ObstacleShape,
+    position: Vector,
+    point: Vector,
+    heading: Vector,
+    up: Option<Vector>,
+    room: f32,
+) -> Vector {
+    let back = if heading != Vector::ZERO {
+        -heading
+    } else {
+        up.map_or(Vector::X, |up| sideways(up, Vector::ZERO))
+    };
+    let left = match up {
+        Some(up) => left_in_plane(back, up),
+        None => sideways(back, Vector::ZERO),
+    };
+    let gain = |way: Vector| shape.signed_distance(position, point + way * room.max(1.0));
+    [left, -left]
+        .into_iter()
+        .fold((back, gain(back)), |best, way| {
+            let gained = gain(way);
+            if gained > best.1 { (way, gained) } else { best }
+        })
+        .0
+}
+
 /// How far to the side of `point`, along `side`, an agent needing `room` finds itself clear of
 /// every obstacle: probes in steps of twice the room (at least 8), up to [`WAY_ROUND_STEPS`];
 /// `f32::INFINITY` when all are blocked.
@@ -400,13 +432,7 @@ impl AvoidObstacles {
             normal = direction_or_zero(normal);
         }
         if normal == Vector::ZERO {
-            // On a wall's line, at a circle's centre, or (a ground unit) right over or under an
-            // obstacle: back the way it came.
-            normal = if heading != Vector::ZERO {
-                -heading
-            } else {
-                up.map_or(Vector::X, |up| sideways(up, Vector::ZERO))
-            };
+            normal = way_out(shape, position, threat.point, heading, up, self.room());
         }
         // Turn aside, to the side with the shorter way round (the normal's own side on a tie, then
         // the left), so that the agent slides along a wall instead of stopping in front of it;
@@ -612,6 +638,25 @@ mod tests {
             position,
             velocity,
             max_speed: 100.0,
+        }
+    }
+
+    #[test]
+    fn an_agent_on_a_wall_s_line_is_pushed_off_it_to_a_side() {
+        // A wall from (-200, 0) to (200, 0), where the wall has no normal: at rest, and moving
+        // along the line. Backing along the line gains no room; a side does.
+        let index = index_of(&[(
+            v(-200.0, 0.0),
+            ObstacleShape::Segment { end: v(400.0, 0.0) },
+        )]);
+        let avoid = AvoidObstacles::default();
+        for velocity in [Vector::ZERO, v(50.0, 0.0), v(-80.0, 0.0)] {
+            let force = avoid.force(&agent(v(10.0, 0.0), velocity), &index);
+            assert!(force.is_finite(), "{velocity}: {force}");
+            assert!(
+                force.y.abs() > 0.9 * force.length() && force.length() > 0.0,
+                "moving {velocity}: {force}, not off the line"
+            );
         }
     }
 

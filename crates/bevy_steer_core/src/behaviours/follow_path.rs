@@ -133,7 +133,7 @@ pub enum PathMethod {
     /// further along, at a speed its bends allow. The look-ahead follows from the follower's speed
     /// and limits: its turning radius at its speed, `speed² · mass / max_force`, plus the distance
     /// it covers in the time it takes to answer ([`RESPONSE_TIME`](FollowPath::RESPONSE_TIME)), at least the path's radius
-    /// (plus [`prediction`](FollowPath::prediction) seconds of its speed and
+    /// and at least 1 (plus [`prediction`](FollowPath::prediction) seconds of its speed and
     /// [`lookahead`](FollowPath::lookahead), both zero by default).
     ///
     /// Bends: each node ahead is given the radius of the tightest arc that turns its corner
@@ -344,7 +344,9 @@ impl FollowPath {
     /// `position` moving at `velocity`, as [`advance_paths`] does each step; returns whether
     /// either changed.
     ///
-    /// With the tutorial's method, a node reached gives way to the next, at most one per call:
+    /// With the tutorial's method, a node reached gives way to the next, and that one to the next
+    /// if it is reached too, up to one fewer than the path has nodes per call (so that a path
+    /// sampled finer than a step's travel is followed at the same speed at any step rate):
     /// reached within the path's radius, or passed (see [`PathMethod::Tutorial`]: the agent is
     /// beyond the line through the node square to the segment that leads to it, moving the way
     /// that segment goes, and within the radius plus its [`passing_reach`](Self::passing_reach)). The first
@@ -367,21 +369,35 @@ impl FollowPath {
         let mut forward = self.forward;
         match self.method {
             PathMethod::Tutorial => {
-                let node = points[current];
-                let distance = position.distance(node);
-                let passed = || {
-                    let Some(previous) = previous_node(self.mode, points.len(), current, forward)
-                    else {
-                        return false;
+                let gives_way = |current: usize, forward: bool| {
+                    let node = points[current];
+                    let distance = position.distance(node);
+                    let passed = || {
+                        let Some(previous) =
+                            previous_node(self.mode, points.len(), current, forward)
+                        else {
+                            return false;
+                        };
+                        let (offset, incoming) = (position - node, node - points[previous]);
+                        velocity.is_finite()
+                            && offset.dot(incoming) > 0.0
+                            && incoming.dot(velocity) > 0.0
+                            && distance <= radius + self.passing_reach(length(velocity))
                     };
-                    let (offset, incoming) = (position - node, node - points[previous]);
-                    velocity.is_finite()
-                        && offset.dot(incoming) > 0.0
-                        && incoming.dot(velocity) > 0.0
-                        && distance <= radius + self.passing_reach(length(velocity))
+                    distance <= radius || passed()
                 };
-                if distance <= radius || passed() {
-                    (current, forward) = next_node(self.mode, points.len(), current, forward);
+                // Every node reached or passed gives way in the same call: nodes closer together
+                // than a step's travel held the follower to one a step, so that its speed on a
+                // finely sampled path depended on the step rate.
+                for _ in 0..last.max(1) {
+                    if !gives_way(current, forward) {
+                        break;
+                    }
+                    let next = next_node(self.mode, points.len(), current, forward);
+                    if next == (current, forward) {
+                        break;
+                    }
+                    (current, forward) = next;
                 }
             }
             PathMethod::Reynolds => {
@@ -558,12 +574,14 @@ impl FollowPath {
 
     /// Reynolds' method: how far along the spine beyond the agent's projection it steers for, at
     /// `speed`: its turning radius plus the distance it covers in [`RESPONSE_TIME`](FollowPath::RESPONSE_TIME), at least the
-    /// path's radius, plus [`prediction`](Self::prediction) seconds of speed and
-    /// [`lookahead`](Self::lookahead).
+    /// path's radius and at least 1 (so that a follower at rest on the spine of a path of radius
+    /// 0 still has a point ahead to go for), plus [`prediction`](Self::prediction) seconds of
+    /// speed and [`lookahead`](Self::lookahead).
     pub fn lookahead_at(&self, speed: f32) -> f32 {
         let speed = non_negative(speed);
         let automatic = (self.turning_diameter(speed) * 0.5 + speed * RESPONSE_TIME)
-            .max(effective_radius(self.path.radius));
+            .max(effective_radius(self.path.radius))
+            .max(1.0);
         let extra = non_negative(self.prediction) * speed + non_negative(self.lookahead);
         let lookahead = automatic + extra;
         if lookahead.is_finite() {

@@ -12,15 +12,23 @@ pub use dim2::ObstacleShape;
 #[cfg(feature = "3d")]
 pub use dim3::ObstacleShape;
 
-use crate::math::{Vector, direction_or_zero};
+use crate::math::{Vector, direction_or_zero, length};
 
 impl ObstacleShape {
     /// The unit direction out of the shape placed at `position`, at `point`: away from its closest
     /// point, and for a point inside a box, a disc or a sphere, out through the nearest face. Zero
-    /// for a point on a wall, or at a disc's or sphere's centre.
+    /// for a point on a wall or on a surface (within the rounding of the coordinates), or at a
+    /// disc's or sphere's centre.
     pub fn outward_normal(self, position: Vector, point: Vector) -> Vector {
         let closest = self.closest_point(position, point);
-        let away = direction_or_zero(point - closest);
+        let offset = point - closest;
+        // A point on a wall's line comes out a rounding error to one side of it or along it,
+        // whose direction means nothing.
+        let scale = 1.0 + point.abs().max_element().max(position.abs().max_element());
+        if length(offset) <= 16.0 * f32::EPSILON * scale {
+            return Vector::ZERO;
+        }
+        let away = direction_or_zero(offset);
         if self.signed_distance(position, point) < 0.0 {
             -away
         } else {
