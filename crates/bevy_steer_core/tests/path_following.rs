@@ -334,7 +334,7 @@ fn a_follower_at_rest_on_a_path_of_radius_zero_sets_off_and_finishes() {
             ),
         );
         step_checking(&mut app, 12 * STEPS_PER_SECOND as u32, |app, _| {
-            assert_agents_sane(app)
+            assert_agents_sane(app);
         });
         let end = position(&app, agent);
         assert!(

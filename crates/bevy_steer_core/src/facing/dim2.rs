@@ -9,6 +9,9 @@ use crate::math::lanes::VectorLanes;
 /// Turns the agent about the z axis so that its `local_forward` axis points along its velocity.
 ///
 /// An agent at rest keeps its last orientation.
+///
+/// It is turned by the integration step, with the agents: an entity needs
+/// [`Steering`](crate::components::Steering) (which every behaviour brings) for it to count.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
 #[reflect(Component, Default, Debug, PartialEq, Clone)]
 pub struct FaceVelocity {

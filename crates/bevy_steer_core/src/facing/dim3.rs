@@ -21,6 +21,9 @@ const RIGHTING: f32 = 0.1;
 /// from its first step on (this component's `up` and banking are not used for it), so it only ever
 /// turns about its plane's up (yaw). An agent at rest keeps its last orientation.
 ///
+/// It is turned by the integration step, with the agents: an entity needs
+/// [`Steering`](crate::components::Steering) (which every behaviour brings) for it to count.
+///
 /// Banking (off by default, `bank` zero) rolls the model into its turns, as an aircraft or a bird
 /// does: the up it leans to is tipped towards the turn's centre by `bank` radians per unit of the
 /// step's sideways (centripetal) acceleration, at most `max_bank`. It is reached by the same few
