@@ -122,8 +122,8 @@ pub struct Steering(pub Vector);
 ///
 /// Behaviours add their forces in priority order, the order their systems run in: obstacle
 /// avoidance, containment, path following, then wander, seek, flee, pursue, evade, leader
-/// following, then your own behaviours and the neighbour behaviours in registration order. The
-/// result is the same whatever the thread count.
+/// following, then your own behaviours and the neighbour behaviours in registration order, and the
+/// queue's brake last. The result is the same whatever the thread count.
 #[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[reflect(Component, Default, Debug, PartialEq, Hash, Clone)]
 pub enum SteeringCombination {

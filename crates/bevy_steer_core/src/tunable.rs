@@ -62,6 +62,12 @@ impl Tunable {
         self.min..=self.max
     }
 
+    /// `value` brought into the range, without panicking on a range of its own making: a bound
+    /// that is NaN counts for nothing, and a reversed range (`min` above `max`) gives `max`.
+    pub fn clamp(&self, value: f32) -> f32 {
+        value.max(self.min).min(self.max)
+    }
+
     /// Whether `value` is in the range (NaN never is).
     pub fn contains(&self, value: f32) -> bool {
         self.range().contains(&value)
@@ -80,3 +86,18 @@ pub const FORCE: Tunable = Tunable::logarithmic(0.0, 10000.0);
 pub const ANGLE: Tunable = Tunable::linear(0.0, core::f32::consts::TAU);
 /// The range of factors between zero and one.
 pub const FRACTION: Tunable = Tunable::linear(0.0, 1.0);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clamp_fits_a_value_into_any_range_without_panicking() {
+        assert_eq!(WEIGHT.clamp(12.0), 10.0);
+        assert_eq!(WEIGHT.clamp(-3.0), -3.0);
+        assert_eq!(Tunable::linear(10.0, 0.0).clamp(5.0), 0.0);
+        assert_eq!(Tunable::linear(f32::NAN, 1.0).clamp(0.5), 0.5);
+        assert_eq!(Tunable::linear(0.0, f32::NAN).clamp(-2.0), 0.0);
+        assert_eq!(Tunable::logarithmic(0.0, f32::INFINITY).clamp(1e30), 1e30);
+    }
+}

@@ -738,6 +738,50 @@ fn a_queueing_agent_records_its_brake_for_the_gizmos() {
     );
 }
 
+/// Prioritised, the queue's brake comes last (README, "Combining by priority"): it gets what is
+/// left of the `MaxForce` budget after the seek, and nothing once the seek has spent it. One step
+/// of a walker moving at 50 towards a far target, another 40 ahead (no hard stop).
+#[test]
+fn prioritised_the_queue_s_brake_gets_what_the_budget_leaves() {
+    let velocity_after_a_step = |max_force: f32, combination: SteeringCombination| {
+        let mut app = create_app(60.0);
+        app.add_plugins(SpatialIndexPlugin::<Walker>::new(30.0))
+            .add_queue::<Walker>();
+        let walker = spawn(
+            &mut app,
+            (
+                at(0.0, 0.0),
+                Walker,
+                Velocity(v(50.0, 0.0)),
+                MaxForce(max_force),
+                Seek::new(v(10_000.0, 0.0)).with_slowing_radius(0.0),
+                Queue::default(),
+                combination,
+            ),
+        );
+        spawn(&mut app, (at(40.0, 0.0), Walker, Steering::default()));
+        step(&mut app, 1);
+        velocity(&app, walker).x
+    };
+    let dt = 1.0 / 60.0;
+    // The seek asks 180 - 50 = 130; the brake -(130 · 0.8) - 50 = -154.
+    let cases = [
+        (200.0, SteeringCombination::WeightedSum, 130.0 - 154.0),
+        // 70 of the budget left: the brake shortened to it.
+        (200.0, SteeringCombination::Prioritised, 130.0 - 70.0),
+        // The seek spends the whole budget: no brake.
+        (100.0, SteeringCombination::Prioritised, 100.0),
+    ];
+    for (max_force, combination, force) in cases {
+        let got = velocity_after_a_step(max_force, combination);
+        assert!(
+            (got - (50.0 + force * dt)).abs() < 1e-3,
+            "MaxForce {max_force}, {combination:?}: velocity {got}, expected {}",
+            50.0 + force * dt
+        );
+    }
+}
+
 /// Marks the agent whose steering a broken force of the game's own makes NaN.
 #[derive(Component)]
 struct Poisoned;

@@ -41,14 +41,16 @@ pub struct Preset {
 }
 
 impl TuningGroups {
-    /// The current values of every group that has some, by label.
+    /// The current values of every group that has some, by label (see
+    /// [`TuningGroup::saved_values`](crate::tuning::TuningGroup::saved_values): a value loaded or set for a component no agent of the group
+    /// carries yet is saved too, so loading a preset and saving it loses nothing).
     pub fn to_preset(&self) -> Preset {
         Preset {
             groups: self
                 .groups()
                 .iter()
-                .filter(|group| !group.values.is_empty())
-                .map(|group| (group.label.clone(), group.values.clone()))
+                .map(|group| (group.label.clone(), group.saved_values()))
+                .filter(|(_, values)| !values.is_empty())
                 .collect(),
         }
     }

@@ -230,7 +230,7 @@ impl TunableComponents {
                 .and_then(|tunable| tunable.field(field))
                 .map(|field| field.tunable);
             if let Some(tunable) = tunable.filter(|_| value.is_finite()) {
-                clamped.set(component, field, value.clamp(tunable.min, tunable.max));
+                clamped.set(component, field, tunable.clamp(value));
             }
         }
         clamped
@@ -396,6 +396,15 @@ pub struct TuningGroup {
 }
 
 impl TuningGroup {
+    /// What a preset saves of the group: its [`values`](Self::values), and the values set for
+    /// components none of its agents carries yet (from a preset loaded, or "All"), which agents
+    /// that join it later get.
+    pub fn saved_values(&self) -> TuningValues {
+        let mut saved = self.edits.clone();
+        saved.merge(&self.values);
+        saved
+    }
+
     fn new(label: String, marker: Option<ComponentId>) -> Self {
         Self {
             label,

@@ -379,6 +379,78 @@ fn a_loaded_preset_applies_all_then_named_groups() {
     assert_eq!((radius(&app, hunter), radius(&app, prey)), (7.0, 70.0));
 }
 
+/// A group of its own, with no agent yet when a preset is loaded.
+#[derive(Component)]
+struct Scout;
+
+/// Loading a preset then saving it loses nothing: values for components none of a group's agents
+/// carries yet (which agents that join later get) are in the preset saved, as is a group with no
+/// agent yet.
+#[test]
+fn a_preset_loaded_then_saved_keeps_values_no_agent_carries_yet() {
+    let mut app = create_app();
+    app.add_tuning_group::<Scout>("Scout");
+    spawn(&mut app, Hunter, 10.0);
+    app.update();
+    let loaded = Preset {
+        groups: [
+            (
+                "Hunter".to_owned(),
+                values(&[("Separation", "radius", 44.0)]),
+            ),
+            ("Scout".to_owned(), values(&[("MaxSpeed", "0", 99.0)])),
+        ]
+        .into_iter()
+        .collect(),
+    };
+    groups(&mut app).apply_preset(&loaded).unwrap();
+    app.update();
+    let saved = app.world().resource::<TuningGroups>().to_preset();
+    let value = |label: &str, component: &str, field: &str| {
+        saved
+            .groups
+            .get(label)
+            .and_then(|values| values.get(component, field))
+    };
+    assert_eq!(value("Hunter", "Separation", "radius"), Some(44.0));
+    assert_eq!(value("Scout", "MaxSpeed", "0"), Some(99.0));
+    // What the agents carry is saved as before.
+    assert_eq!(value("Hunter", "Wander", "circle_radius"), Some(10.0));
+}
+
+/// Components of the game's own whose ranges are declared backwards or with a NaN end.
+#[derive(Component, Reflect, Default)]
+#[reflect(Component, Default)]
+struct OddRanges {
+    #[reflect(@Tunable::linear(10.0, 0.0))]
+    reversed: f32,
+    #[reflect(@Tunable::linear(f32::NAN, 1.0))]
+    nan_end: f32,
+}
+
+/// Saving clamps each value into its range, and a range of the game's own making that is reversed
+/// or has a NaN end does not make it panic.
+#[test]
+fn saving_values_with_odd_ranges_does_not_panic() {
+    let mut app = create_app();
+    app.register_type::<OddRanges>();
+    app.world_mut().spawn((
+        Hunter,
+        Wander::default(),
+        OddRanges {
+            reversed: 5.0,
+            nan_end: 0.5,
+        },
+    ));
+    app.update();
+    let world = app.world();
+    let preset = world.resource::<TuningGroups>().to_preset();
+    let tunables = world.resource::<TunableComponents>();
+    let hunter = tunables.clamp(&preset.groups["Hunter"]);
+    assert_eq!(hunter.get("OddRanges", "reversed"), Some(0.0));
+    assert_eq!(hunter.get("OddRanges", "nan_end"), Some(0.5));
+}
+
 #[test]
 fn values_are_checked_against_the_components_and_their_ranges() {
     let mut app = create_app();

@@ -5,9 +5,9 @@ use bevy::prelude::*;
 use core::marker::PhantomData;
 
 use super::weight_and_switch_builders;
-use crate::components::{Mass, MaxForce, MaxSpeed, Steering, Velocity};
+use crate::components::{Mass, MaxForce, MaxSpeed, Steering, SteeringCombination, Velocity};
 use crate::formulas::{TUTORIAL_FRAME_RATE, integrate_velocity};
-use crate::math::{Vector, direction_or_zero, distance_across, length, position_of};
+use crate::math::{Vector, direction_or_zero, distance_across, length, position_of, truncate};
 use crate::problems::{BehaviourKind, Problem, ReportedProblems};
 use crate::schedule::{SteeringSchedule, SteeringSystems};
 use crate::spatial::Neighbours;
@@ -305,7 +305,7 @@ pub fn apply_queue<M: Component>(
             &Transform,
             &mut Velocity,
             &mut Steering,
-            (&Mass, &MaxSpeed, &MaxForce),
+            (&Mass, &MaxSpeed, &MaxForce, Option<&SteeringCombination>),
             &mut ReportedProblems,
         ),
         With<M>,
@@ -337,7 +337,7 @@ pub fn apply_queue<M: Component>(
         let position = position_of(transform);
         let space = queue.personal_space();
         let spaced = space.is_some();
-        let (mass, max_speed, max_force) = limits;
+        let (mass, max_speed, max_force, combination) = limits;
         // With a personal space, the agent's front is where this step would take it (the
         // velocity integration would give): a slow agent's own velocity is mostly the jostle of
         // the crowd, and braking for whoever that points at stops a crowd at a door.
@@ -412,6 +412,11 @@ pub fn apply_queue<M: Component>(
             continue;
         }
         if agent_ahead.is_some() {
+            // Prioritised, the brake comes last and gets what is left of the budget.
+            let force = match SteeringCombination::budget(combination, *max_force) {
+                None => force,
+                Some(budget) => truncate(force, budget - length(steering.0)),
+            };
             steering.0 += force;
             velocity.0 = kept;
             queue.last_brake = force;
