@@ -43,6 +43,48 @@ fn the_spatial_index_follows_the_schedule_the_plugin_was_given() {
     assert_eq!(app.world().resource::<Found>().0, [1, 1, 1]);
 }
 
+/// A spatial index plugin beside a flocking plugin for the same marker, in either order, or added
+/// twice: one index, the first one's, and the flock flocks (separation pushes two boids apart).
+#[test]
+fn a_spatial_index_added_beside_flocking_or_twice_is_kept_once() {
+    type Add = fn(&mut App);
+    let orders: [(&str, Add); 3] = [
+        ("flocking, then the index", |app| {
+            app.add_plugins(FlockingPlugin::<Marked>::new(40.0))
+                .add_plugins(SpatialIndexPlugin::<Marked>::new(80.0));
+        }),
+        ("the index, then flocking", |app| {
+            app.add_plugins(SpatialIndexPlugin::<Marked>::new(40.0))
+                .add_plugins(FlockingPlugin::<Marked>::new(80.0));
+        }),
+        ("the index twice, then flocking", |app| {
+            app.add_plugins(SpatialIndexPlugin::<Marked>::new(40.0))
+                .add_plugins(SpatialIndexPlugin::<Marked>::new(40.0))
+                .add_plugins(FlockingPlugin::<Marked>::new(40.0));
+        }),
+    ];
+    for (order, add) in orders {
+        let mut app = create_app(60.0);
+        add(&mut app);
+        let boid = |app: &mut App, x: f32| {
+            spawn(
+                app,
+                (
+                    at(x, 0.0),
+                    Marked,
+                    Separation::default(),
+                    Alignment::default(),
+                    Cohesion::default(),
+                ),
+            )
+        };
+        let (left, right) = (boid(&mut app, -5.0), boid(&mut app, 5.0));
+        step(&mut app, 30);
+        let apart = position(&app, right).x - position(&app, left).x;
+        assert!(apart > 15.0, "{order}: {apart} apart");
+    }
+}
+
 /// Whether the index the plugin rebuilt equals one rebuilt entity by entity from the same query.
 #[derive(Resource, Default)]
 struct SameIndex(Option<(usize, bool)>);

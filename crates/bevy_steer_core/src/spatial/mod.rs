@@ -349,7 +349,9 @@ impl<'a> IndexCells<'a> {
 
 /// Keeps a [`SpatialIndex<M>`] of the entities with marker `M`, rebuilt in
 /// [`SteeringSystems::Index`] of [`SteeringSchedule`], so it always follows the schedule
-/// [`SteeringPlugin`](crate::SteeringPlugin) was given.
+/// [`SteeringPlugin`](crate::SteeringPlugin) was given. Added again for the same `M` (or beside a
+/// [`FlockingPlugin<M>`](crate::behaviours::FlockingPlugin), which adds one), it changes nothing:
+/// the first index stays, with its cell size (a warning says so when the sizes differ).
 pub struct SpatialIndexPlugin<M> {
     cell_size: f32,
     marker: PhantomData<fn() -> M>,
@@ -369,11 +371,30 @@ impl<M: Component> SpatialIndexPlugin<M> {
 
 impl<M: Component> Plugin for SpatialIndexPlugin<M> {
     fn build(&self, app: &mut App) {
+        if let Some(index) = app.world().get_resource::<SpatialIndex<M>>() {
+            // Added again, or after a `FlockingPlugin<M>` that added it: one index, the first's.
+            if index.requested_cell_size != self.cell_size {
+                warn!(
+                    "bevy_steer: SpatialIndexPlugin<{}> added again, with cells {} wide; the index \
+                     already there keeps its cells {} wide",
+                    core::any::type_name::<M>(),
+                    self.cell_size,
+                    index.requested_cell_size
+                );
+            }
+            return;
+        }
         app.insert_resource(SpatialIndex::<M>::new(self.cell_size))
             .add_systems(
                 SteeringSchedule,
                 rebuild_spatial_index::<M>.in_set(SteeringSystems::Index),
             );
+    }
+
+    /// Added twice (or beside a [`FlockingPlugin<M>`](crate::behaviours::FlockingPlugin), which
+    /// adds one), the index is kept once, with the first one's cell size.
+    fn is_unique(&self) -> bool {
+        false
     }
 }
 

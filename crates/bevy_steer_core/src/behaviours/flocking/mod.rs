@@ -28,7 +28,8 @@ use crate::stepping::neighbours::{add_neighbour_system, register_neighbour_kind}
 
 /// Flocking among the agents with marker `M`: keeps a [`SpatialIndex<M>`] and registers
 /// [`Separation`], [`Alignment`] and [`Cohesion`] for them. Add it instead of a
-/// `SpatialIndexPlugin<M>`, not beside it: an index already there keeps its own cell size. `FlockingPlugin::<Steering>` makes every
+/// `SpatialIndexPlugin<M>` (beside one, in either order, the first index stays, with its own cell
+/// size). `FlockingPlugin::<Steering>` makes every
 /// agent a neighbour of every other; a marker of your own (one flock, one team) keeps flocks apart.
 /// The behaviours act on the agents that have their components.
 pub struct FlockingPlugin<M> {
