@@ -272,6 +272,8 @@ fn wander() -> impl Strategy<Value = Wander> {
                 angle,
                 #[cfg(feature = "3d")]
                 displacement: Vector::X,
+                #[cfg(feature = "3d")]
+                carried_heading: Vector::ZERO,
                 frame,
                 method,
                 weight,

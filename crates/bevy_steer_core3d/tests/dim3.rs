@@ -758,3 +758,97 @@ fn ground_units_seeking_past_a_wall_and_a_box_get_there() {
     println!("{} of 24 stalled: {stalled:?}", stalled.len());
     assert!(stalled.is_empty(), "{stalled:?}");
 }
+
+/// A flyer heading straight at the centre of a sphere or a box along a diagonal, seeking a point
+/// behind it: it turns aside and gets there, never entering it (along an axis it always did; along
+/// a diagonal the sideways direction came out of rounding, along the heading, and it stopped dead).
+#[test]
+fn a_flyer_heading_diagonally_at_an_obstacle_s_centre_goes_round_it() {
+    let obstacles = [Obstacle::sphere(60.0), Obstacle::cuboid(Vec3::splat(100.0))];
+    let diagonals = [
+        Vec3::new(1.0, 1.0, 0.0),
+        Vec3::ONE,
+        Vec3::new(0.0, -1.0, 1.0),
+    ];
+    for obstacle in obstacles {
+        for diagonal in diagonals {
+            let mut app = create_app();
+            let (centre, target) = (diagonal * 150.0, diagonal * 300.0);
+            let shape = obstacle.shape;
+            app.world_mut()
+                .spawn((obstacle, Transform::from_translation(centre)));
+            let flyer = app
+                .world_mut()
+                .spawn((
+                    Transform::default(),
+                    Seek::new(target),
+                    AvoidObstacles::default(),
+                ))
+                .id();
+            let mut closest = f32::INFINITY;
+            for _ in 0..900 {
+                app.update();
+                closest = closest.min(shape.signed_distance(centre, position(&app, flyer)));
+            }
+            let end = position(&app, flyer);
+            assert!(
+                closest >= 0.0,
+                "{shape:?} along {diagonal}: entered ({closest})"
+            );
+            assert!(
+                end.distance(target) < 15.0,
+                "{shape:?} along {diagonal}: stalled at {end}"
+            );
+        }
+    }
+}
+
+/// A wall whose `up` lies along its normal (no part at right angles to it, here along a
+/// diagonal): it still faces its normal.
+#[test]
+fn a_wall_whose_up_lies_along_its_diagonal_normal_faces_it() {
+    for normal in [
+        Vec3::X,
+        Vec3::ONE.normalize(),
+        Vec3::new(1.0, 1.0, 0.0).normalize(),
+    ] {
+        let (wall, _) = Obstacle::wall(Vec3::ZERO, normal, normal, 200.0, 100.0);
+        let distance = wall.shape.signed_distance(Vec3::ZERO, normal * 5.0);
+        assert!((distance - 5.0).abs() < 1e-3, "{normal}: {distance}");
+    }
+}
+
+/// Flyers wandering in the heading frame have no preferred world direction, as in the world
+/// frame: read against a frame fixed to the heading alone, the one heading where that frame twists
+/// round (-X) drew them to it (a mean heading of -0.72 along X).
+#[test]
+fn flyers_wandering_in_the_heading_frame_prefer_no_world_direction() {
+    for frame in [WanderFrame::World, WanderFrame::Heading] {
+        let mut app = create_app();
+        let flyers: Vec<Entity> = (0..40)
+            .map(|i| {
+                let i = i as f32;
+                let heading = Vec3::new((i * 2.1).sin(), (i * 1.3).cos(), (i * 0.7).sin());
+                app.world_mut()
+                    .spawn((
+                        Transform::default(),
+                        Velocity(heading.normalize() * 100.0),
+                        Wander::default().with_frame(frame),
+                    ))
+                    .id()
+            })
+            .collect();
+        let (mut sum, mut count) = (Vec3::ZERO, 0.0);
+        for step in 0..2400 {
+            app.update();
+            if step >= 600 {
+                for &flyer in &flyers {
+                    sum += velocity(&app, flyer).normalize_or_zero();
+                    count += 1.0;
+                }
+            }
+        }
+        let mean = sum / count;
+        assert!(mean.length() < 0.2, "{frame:?}: mean heading {mean}");
+    }
+}

@@ -59,14 +59,21 @@ pub fn distance_across(offset: Vector, heading: Vector) -> f32 {
 }
 
 /// A unit vector at right angles to `heading` (a unit vector, or zero): the direction of
-/// `towards` across it, or, where `towards` lies along it, any right angle (a fixed choice, so
-/// that it is deterministic).
+/// `towards` across it, or, where `towards` lies along it (within rounding: its part across is
+/// under a millionth of its length), any right angle (a fixed choice, so that it is
+/// deterministic).
 #[inline]
 pub fn sideways(heading: Vector, towards: Vector) -> Vector {
     if heading == Vector::ZERO {
         return super::direction_or_zero(towards);
     }
-    match super::direction_or_zero(across(towards, heading)) {
+    let side = across(towards, heading);
+    // What rounding leaves of a vector along a diagonal heading points anywhere, even along the
+    // heading itself.
+    if super::length(side) <= 1e-6 * super::length(towards) {
+        return heading.any_orthonormal_vector();
+    }
+    match super::direction_or_zero(side) {
         Vector::ZERO => heading.any_orthonormal_vector(),
         side => side,
     }

@@ -108,9 +108,18 @@ pub struct Wander {
     /// The current wander angle, in radians, in `[-PI, PI)` (in 3D, of ground units only).
     pub angle: f32,
     /// A flyer's current wander displacement: a unit vector, read in [`frame`](Self::frame)
-    /// (3D only; ground units use `angle`). Default `+X`.
+    /// (3D only; ground units use `angle`). Default `+X`. In [`WanderFrame::Heading`] it starts
+    /// relative to the heading (`+X` straight on) and is then carried round with it, step by step,
+    /// in world space (see [`carried_heading`](Self::carried_heading)).
     #[cfg(feature = "3d")]
     pub displacement: Vector,
+    /// A flyer in [`WanderFrame::Heading`]: the heading its [`displacement`](Self::displacement)
+    /// was last turned with, zero before its first step on the move (3D only). Each step the
+    /// displacement turns by the heading's turn since, so no heading is special: read against a
+    /// frame fixed to the heading alone, one heading (where that frame twists round) drew the
+    /// flyers to it.
+    #[cfg(feature = "3d")]
+    pub carried_heading: Vector,
     /// Which way `angle` is measured.
     pub frame: WanderFrame,
     /// Circle (default) or random target.
@@ -131,6 +140,8 @@ impl Default for Wander {
             angle: 0.0,
             #[cfg(feature = "3d")]
             displacement: Vector::X,
+            #[cfg(feature = "3d")]
+            carried_heading: Vector::ZERO,
             frame: WanderFrame::World,
             method: WanderMethod::Circle,
             weight: 1.0,
@@ -226,7 +237,12 @@ impl Wander {
     pub fn displacement_direction_in(&self, velocity: Vector, up: Option<Vector>) -> Vector {
         match up {
             Some(up) => wander_direction_in_plane(self.angle, self.frame, velocity, up),
-            None => wander_displacement_direction(self.displacement, self.frame, velocity),
+            None => wander_displacement_direction(
+                self.displacement,
+                self.frame,
+                velocity,
+                self.carried_heading,
+            ),
         }
     }
 
@@ -263,8 +279,22 @@ impl Wander {
             return self.force_in(boid, up);
         }
         let force = self.force_in(boid, up);
+        #[cfg(feature = "3d")]
+        self.carry_with_heading(boid.velocity, up);
         self.turn(up.is_some(), rng, dt);
         force
+    }
+
+    /// A flyer in [`WanderFrame::Heading`] moving at `velocity`: its displacement turned with its
+    /// heading since the last step, kept in world space.
+    #[cfg(feature = "3d")]
+    #[inline]
+    fn carry_with_heading(&mut self, velocity: Vector, up: Option<Vector>) {
+        let heading = direction_or_zero(velocity);
+        if up.is_none() && self.frame == WanderFrame::Heading && heading != Vector::ZERO {
+            self.displacement = self.displacement_direction_in(velocity, None);
+            self.carried_heading = heading;
+        }
     }
 
     /// The circle method's change of angle (in 3D, of a flyer's displacement: `in_plane` false)

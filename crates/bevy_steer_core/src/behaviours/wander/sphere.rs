@@ -8,20 +8,29 @@ use crate::math::{Vector, direction_or_zero, sideways};
 use super::WanderFrame;
 
 /// The unit direction of a flyer's wander displacement, `displacement` (a unit vector) read in
-/// `frame`: as it is in [`WanderFrame::World`]; in [`WanderFrame::Heading`] with its x axis turned
-/// onto the heading (so `+X` is "straight on"). An agent at rest has no heading, so there both
-/// frames agree.
+/// `frame`: as it is in [`WanderFrame::World`]; in [`WanderFrame::Heading`], turned by the
+/// shortest turn from `carried_heading` (the unit heading it was last carried with) onto the
+/// heading, or, before it was ever carried (`carried_heading` zero), with its x axis turned onto
+/// the heading (so `+X` is "straight on"). An agent at rest has no heading: the displacement as
+/// it is.
 #[inline]
 pub fn wander_displacement_direction(
     displacement: Vector,
     frame: WanderFrame,
     velocity: Vector,
+    carried_heading: Vector,
 ) -> Vector {
     match frame {
         WanderFrame::World => displacement,
         WanderFrame::Heading => match direction_or_zero(velocity) {
             Vector::ZERO => displacement,
-            heading => bevy::math::Quat::from_rotation_arc(Vector::X, heading) * displacement,
+            heading => {
+                let from = match carried_heading {
+                    Vector::ZERO => Vector::X,
+                    carried => carried,
+                };
+                bevy::math::Quat::from_rotation_arc(from, heading) * displacement
+            }
         },
     }
 }
@@ -79,12 +88,25 @@ mod tests {
     #[test]
     fn heading_frame_turns_straight_on_onto_the_heading() {
         let velocity = Vector::new(0.0, 0.0, -5.0);
-        let direction = wander_displacement_direction(Vector::X, WanderFrame::Heading, velocity);
+        let direction =
+            wander_displacement_direction(Vector::X, WanderFrame::Heading, velocity, Vector::ZERO);
         assert!(direction.abs_diff_eq(Vector::NEG_Z, 1e-6), "{direction}");
         assert_eq!(
-            wander_displacement_direction(Vector::Y, WanderFrame::World, velocity),
+            wander_displacement_direction(Vector::Y, WanderFrame::World, velocity, Vector::ZERO),
             Vector::Y
         );
+        // Once carried, it turns by the heading's turn since: straight on stays straight on, and
+        // a heading reversed about the vertical takes the displacement round with it.
+        let carried =
+            wander_displacement_direction(Vector::Z, WanderFrame::Heading, velocity, Vector::NEG_Z);
+        assert!(carried.abs_diff_eq(Vector::Z, 1e-6), "{carried}");
+        let turned = wander_displacement_direction(
+            Vector::X,
+            WanderFrame::Heading,
+            Vector::NEG_X,
+            Vector::Z,
+        );
+        assert!(turned.abs_diff_eq(Vector::Z, 1e-6), "{turned}");
     }
 
     #[test]

@@ -27,7 +27,8 @@ pub enum ObstacleShape {
     RotatedBox {
         /// Half the box's size along its own x, y and z.
         half_size: Vector,
-        /// Its rotation (normalised when used; one that is not finite makes the shape invalid).
+        /// Its rotation (normalised when used; one that is not finite, or of a length below a
+        /// thousandth or above a thousand, makes the shape invalid).
         rotation: Quat,
     },
     /// An infinite plane through the translation, facing `normal`: everything behind it is solid
@@ -56,7 +57,8 @@ impl ObstacleShape {
         }
     }
 
-    /// Whether the shape's sizes are finite and not negative (and a rotation finite and not zero).
+    /// Whether the shape's sizes are finite and not negative (and a rotation finite, of a length
+    /// between a thousandth and a thousand: normalising one far outside that loses it).
     pub fn is_valid(self) -> bool {
         let valid_half_size =
             |half_size: Vector| half_size.cmpge(Vector::ZERO).all() && half_size.is_finite();
@@ -69,7 +71,7 @@ impl ObstacleShape {
             } => {
                 valid_half_size(half_size)
                     && rotation.is_finite()
-                    && rotation.length_squared() > 1e-6
+                    && (1e-6..=1e6).contains(&rotation.length_squared())
             }
             Self::Plane { normal } => direction_or_zero(normal) != Vector::ZERO,
         }
@@ -379,6 +381,17 @@ mod tests {
             }
             .is_valid()
         );
+        // Scaled far up or down, a rotation's squared length overflows or underflows.
+        for scale in [1e-25, 1e25] {
+            let rotation = Quat::from_rotation_y(0.7) * scale;
+            assert!(
+                !ObstacleShape::RotatedBox {
+                    half_size: Vec3::ONE,
+                    rotation
+                }
+                .is_valid()
+            );
+        }
         assert!(ObstacleShape::wall(1.0, 1.0, Quat::IDENTITY).is_valid());
         for normal in [Vec3::ZERO, Vec3::NAN, Vec3::new(f32::INFINITY, 0.0, 0.0)] {
             assert!(!ObstacleShape::Plane { normal }.is_valid(), "{normal}");
