@@ -738,6 +738,38 @@ fn a_queueing_agent_records_its_brake_for_the_gizmos() {
     );
 }
 
+/// The hard stop holds for an agent just in front even when another, further on, is nearer the
+/// look-ahead point (a packed line): 12 ahead and 35 ahead, the look-ahead point at 30. With no
+/// force to brake with, the hard stop alone: 0.3 of the velocity in a tutorial frame.
+#[test]
+fn the_hard_stop_holds_for_the_agent_just_in_front_in_a_packed_line() {
+    for reversed in [false, true] {
+        let mut app = create_app(60.0);
+        app.add_plugins(SpatialIndexPlugin::<Walker>::new(30.0))
+            .add_queue::<Walker>();
+        let mut ahead = [12.0, 35.0];
+        if reversed {
+            ahead.reverse();
+        }
+        for x in ahead {
+            spawn(&mut app, (at(x, 0.0), Walker, Steering::default()));
+        }
+        let walker = spawn(
+            &mut app,
+            (
+                at(0.0, 0.0),
+                Walker,
+                Velocity(v(60.0, 0.0)),
+                MaxForce(0.0),
+                Queue::default(),
+            ),
+        );
+        step(&mut app, 1);
+        let speed = velocity(&app, walker).x;
+        assert!((speed - 18.0).abs() < 1e-3, "spawned {ahead:?}: {speed}");
+    }
+}
+
 /// Prioritised, the queue's brake comes last (README, "Combining by priority"): it gets what is
 /// left of the `MaxForce` budget after the seek, and nothing once the seek has spent it. One step
 /// of a walker moving at 50 towards a far target, another 40 ahead (no hard stop).

@@ -16,8 +16,11 @@ use crate::tunable::{DISTANCE, FRACTION, Tunable, WEIGHT};
 /// Queue, as the Queue tutorial builds it: when another agent is just ahead (in front of the agent,
 /// within 45 degrees of its heading, and within `radius` of the point `ahead_distance` along the
 /// heading), brake: add `-(steering so far) * brake -
-/// velocity`; and when that agent is within `radius` of the agent itself, also cut the velocity
+/// velocity`; and when such an agent is within `radius` of the agent itself, also cut the velocity
 /// to `hard_stop` of itself per tutorial frame (1/60 s, so the same per second at any step rate).
+/// (The tutorial tests the first agent it finds near the look-ahead point; any of them within
+/// `radius` counts here, so that in a packed line the one just in front stops the agent whatever
+/// the order agents are found in.)
 /// A crowd through a doorway then forms a line instead of a pile.
 ///
 /// The brake cancels the forces already summed in the step, so queue runs after every other
@@ -134,8 +137,8 @@ impl Queue {
     pub const KIND: BehaviourKind = BehaviourKind::QUEUE;
 
     /// What queueing does to an agent at `position` moving at `velocity`, with `steering` summed so
-    /// far, given the position of the agent ahead, if any: the force to add and the factor on the
-    /// velocity, for a step of `dt` seconds.
+    /// far, given the position of the agent ahead (of several, the nearest to it), if any: the
+    /// force to add and the factor on the velocity, for a step of `dt` seconds.
     pub fn brake(
         &self,
         position: Vector,
@@ -369,6 +372,8 @@ pub fn apply_queue<M: Component>(
         // the lesser entity. With a personal space, only one the agent must brake for now to stop
         // short of it (see `Queue`), and not one that goes first.
         let mut agent_ahead: Option<(f32, Entity, Vector, Vector)> = None;
+        // And of those the nearest to the agent itself: the hard stop's test.
+        let mut nearest: Option<(f32, Entity, Vector)> = None;
         index.for_each_within(ahead, queue.radius, |other| {
             let offset = other.position - position;
             if other.entity == entity
@@ -395,6 +400,12 @@ pub fn apply_queue<M: Component>(
             }) {
                 agent_ahead = Some((distance, other.entity, other.position, other.velocity));
             }
+            let distance = offset.length_squared();
+            if nearest.is_none_or(|(best, best_entity, _)| {
+                distance < best || (distance == best && other.entity < best_entity)
+            }) {
+                nearest = Some((distance, other.entity, other.position));
+            }
         });
         let ahead_velocity = agent_ahead.map_or(Vector::ZERO, |(.., velocity)| velocity);
         let agent_ahead = agent_ahead.map(|(_, _, position, _)| position);
@@ -403,7 +414,8 @@ pub fn apply_queue<M: Component>(
                 queue.yield_to(position, velocity.0, steering.0, other, ahead_velocity, dt)
             }
             _ => {
-                let (force, kept) = queue.brake(position, velocity.0, steering.0, agent_ahead, dt);
+                let nearest = nearest.map(|(_, _, position)| position);
+                let (force, kept) = queue.brake(position, velocity.0, steering.0, nearest, dt);
                 (force, velocity.0 * kept)
             }
         };
