@@ -8,7 +8,7 @@ use bevy::prelude::*;
 
 pub use crate::facing::FaceVelocity;
 use crate::formulas::is_valid_mass;
-use crate::math::Vector;
+use crate::math::{Vector, length, truncate};
 use crate::problems::ReportedProblems;
 use crate::tunable::{FORCE, SPEED, Tunable};
 
@@ -143,5 +143,16 @@ impl SteeringCombination {
     /// `max_force`: `None` for a weighted sum.
     pub fn budget(combination: Option<&Self>, max_force: MaxForce) -> Option<f32> {
         matches!(combination, Some(Self::Prioritised)).then(|| max_force.effective())
+    }
+
+    /// `force` as it may be added to `steering` (the forces added so far) within `budget` (from
+    /// [`budget`](Self::budget)): whole without one, else shortened to what is left of it, and
+    /// nothing once it is spent.
+    #[inline(always)]
+    pub fn fit(force: Vector, steering: Vector, budget: Option<f32>) -> Vector {
+        match budget {
+            None => force,
+            Some(budget) => truncate(force, budget - length(steering)),
+        }
     }
 }

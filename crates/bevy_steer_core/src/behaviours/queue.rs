@@ -7,7 +7,7 @@ use core::marker::PhantomData;
 use super::weight_and_switch_builders;
 use crate::components::{Mass, MaxForce, MaxSpeed, Steering, SteeringCombination, Velocity};
 use crate::formulas::{TUTORIAL_FRAME_RATE, integrate_velocity};
-use crate::math::{Vector, direction_or_zero, distance_across, length, position_of, truncate};
+use crate::math::{Vector, direction_or_zero, distance_across, length, position_of};
 use crate::problems::{BehaviourKind, Problem, ReportedProblems};
 use crate::schedule::{SteeringSchedule, SteeringSystems};
 use crate::spatial::Neighbours;
@@ -372,7 +372,8 @@ pub fn apply_queue<M: Component>(
         // the lesser entity. With a personal space, only one the agent must brake for now to stop
         // short of it (see `Queue`), and not one that goes first.
         let mut agent_ahead: Option<(f32, Entity, Vector, Vector)> = None;
-        // And of those the nearest to the agent itself: the hard stop's test.
+        // And, without a personal space, of those the nearest to the agent itself: the hard
+        // stop's test.
         let mut nearest: Option<(f32, Entity, Vector)> = None;
         index.for_each_within(ahead, queue.radius, |other| {
             let offset = other.position - position;
@@ -401,9 +402,11 @@ pub fn apply_queue<M: Component>(
                 agent_ahead = Some((distance, other.entity, other.position, other.velocity));
             }
             let distance = offset.length_squared();
-            if nearest.is_none_or(|(best, best_entity, _)| {
-                distance < best || (distance == best && other.entity < best_entity)
-            }) {
+            if !spaced
+                && nearest.is_none_or(|(best, best_entity, _)| {
+                    distance < best || (distance == best && other.entity < best_entity)
+                })
+            {
                 nearest = Some((distance, other.entity, other.position));
             }
         });
@@ -425,10 +428,8 @@ pub fn apply_queue<M: Component>(
         }
         if agent_ahead.is_some() {
             // Prioritised, the brake comes last and gets what is left of the budget.
-            let force = match SteeringCombination::budget(combination, *max_force) {
-                None => force,
-                Some(budget) => truncate(force, budget - length(steering.0)),
-            };
+            let budget = SteeringCombination::budget(combination, *max_force);
+            let force = SteeringCombination::fit(force, steering.0, budget);
             steering.0 += force;
             velocity.0 = kept;
             queue.last_brake = force;

@@ -6,7 +6,7 @@ use bevy::prelude::*;
 use super::jobs::agents_per_job;
 use crate::components::{MaxForce, MaxSpeed, Steering, SteeringCombination, Velocity};
 use crate::formulas::Boid;
-use crate::math::{Vector, length, position_of, truncate};
+use crate::math::{Vector, position_of};
 use crate::problems::{BehaviourKind, Finding, Problem, ReportedProblems};
 use crate::targets::NoTarget;
 
@@ -104,10 +104,7 @@ fn add_weighted_force(
     if !weighted.is_finite() {
         return Some(Problem::NonFiniteForce(kind));
     }
-    steering.0 += match budget() {
-        None => weighted,
-        Some(budget) => truncate(weighted, budget - length(steering.0)),
-    };
+    steering.0 += SteeringCombination::fit(weighted, steering.0, budget());
     None
 }
 

@@ -278,9 +278,10 @@ impl Wander {
             }
             return self.force_in(boid, up);
         }
-        let force = self.force_in(boid, up);
+        // Carried first, so the force reads the displacement as it is, turned once.
         #[cfg(feature = "3d")]
         self.carry_with_heading(boid.velocity, up);
+        let force = self.force_in(boid, up);
         self.turn(up.is_some(), rng, dt);
         force
     }

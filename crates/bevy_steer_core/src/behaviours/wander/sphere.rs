@@ -24,6 +24,7 @@ pub fn wander_displacement_direction(
         WanderFrame::World => displacement,
         WanderFrame::Heading => match direction_or_zero(velocity) {
             Vector::ZERO => displacement,
+            heading if heading == carried_heading => displacement,
             heading => {
                 let from = match carried_heading {
                     Vector::ZERO => Vector::X,
