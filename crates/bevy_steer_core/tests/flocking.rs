@@ -683,11 +683,17 @@ fn queueing_walkers_keep_their_distance_where_others_pile_up() {
     assert!(queued > 15.0, "with queue: {queued}");
 }
 
-#[test]
-fn a_queue_with_a_bad_radius_is_reported_and_idle() {
+/// An app whose agents with `Walker` queue, in an index of cells 30 wide.
+fn queue_app() -> App {
     let mut app = create_app(60.0);
     app.add_plugins(SpatialIndexPlugin::<Walker>::new(30.0))
         .add_queue::<Walker>();
+    app
+}
+
+#[test]
+fn a_queue_with_a_bad_radius_is_reported_and_idle() {
+    let mut app = queue_app();
     let bad = spawn(
         &mut app,
         (
@@ -707,9 +713,7 @@ fn a_queue_with_a_bad_radius_is_reported_and_idle() {
 
 #[test]
 fn a_queueing_agent_records_its_brake_for_the_gizmos() {
-    let mut app = create_app(60.0);
-    app.add_plugins(SpatialIndexPlugin::<Walker>::new(30.0))
-        .add_queue::<Walker>();
+    let mut app = queue_app();
     let walker = |app: &mut App, x: f32| {
         spawn(
             app,
@@ -744,9 +748,7 @@ fn a_queueing_agent_records_its_brake_for_the_gizmos() {
 #[test]
 fn the_hard_stop_holds_for_the_agent_just_in_front_in_a_packed_line() {
     for reversed in [false, true] {
-        let mut app = create_app(60.0);
-        app.add_plugins(SpatialIndexPlugin::<Walker>::new(30.0))
-            .add_queue::<Walker>();
+        let mut app = queue_app();
         let mut ahead = [12.0, 35.0];
         if reversed {
             ahead.reverse();
@@ -776,9 +778,7 @@ fn the_hard_stop_holds_for_the_agent_just_in_front_in_a_packed_line() {
 #[test]
 fn prioritised_the_queue_s_brake_gets_what_the_budget_leaves() {
     let velocity_after_a_step = |max_force: f32, combination: SteeringCombination| {
-        let mut app = create_app(60.0);
-        app.add_plugins(SpatialIndexPlugin::<Walker>::new(30.0))
-            .add_queue::<Walker>();
+        let mut app = queue_app();
         let walker = spawn(
             &mut app,
             (
@@ -826,13 +826,11 @@ fn poison_steering(mut agents: Query<&mut Steering, With<Poisoned>>) {
 
 #[test]
 fn a_personal_space_leaves_a_broken_steering_to_be_reported() {
-    let mut app = create_app(60.0);
-    app.add_plugins(SpatialIndexPlugin::<Walker>::new(30.0))
-        .add_queue::<Walker>()
-        .add_systems(
-            SteeringSchedule,
-            poison_steering.in_set(SteeringSystems::CustomForces),
-        );
+    let mut app = queue_app();
+    app.add_systems(
+        SteeringSchedule,
+        poison_steering.in_set(SteeringSystems::CustomForces),
+    );
     // The other walker is 50 degrees off the heading (not ahead, so no brake) and within the
     // personal space, which then limits the velocity.
     let walker = spawn(
