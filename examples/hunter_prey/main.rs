@@ -5,7 +5,7 @@
 //!
 //! | control | action |
 //! | --- | --- |
-//! | move the mouse | prey within 300 px with no hunter near come to the cursor |
+//! | move the mouse | prey within 300 px with no hunter near come to the cursor (not while it is over the panel) |
 //! | left click (outside the panel) or `F` | show / hide force vectors: white velocity, grey wander, green seek, orange pursuit, red evade |
 //! | `Space` | pause / resume |
 //! | the panel | tune every behaviour the agents carry (wander, pursuit, evasion, seek, separation) and their limits, for Hunter, Prey or All; save, load or reset presets (`assets/presets/*.ron`) |
@@ -139,12 +139,19 @@ fn setup(
     }
 }
 
+/// The cursor in the game, not over the panel: prey drawn to a cursor tuning sliders would gather
+/// out of sight under the panel, and the hunters after them.
 fn follow_cursor(
     mut cursor: ResMut<Cursor>,
     window: Single<&Window, With<PrimaryWindow>>,
     camera: Single<(&Camera, &GlobalTransform)>,
+    panel: Res<EguiWantsInput>,
 ) {
-    cursor.0 = cursor_world_position(&window, camera.0, camera.1);
+    cursor.0 = if panel.wants_any_pointer_input() {
+        None
+    } else {
+        cursor_world_position(&window, camera.0, camera.1)
+    };
 }
 
 fn fit_arena_to_window(

@@ -22,7 +22,9 @@
 //! ```
 //!
 //! Clicks and drags on the panel should not reach the game: give your pointer systems the run
-//! condition `not(egui_wants_any_pointer_input)` (re-exported in the prelude).
+//! condition `not(egui_wants_any_pointer_input)`, and where agents follow the cursor, read
+//! [`EguiWantsInput`](bevy_egui::input::EguiWantsInput) so that a cursor over the panel is not a
+//! place to go (both re-exported in the prelude).
 
 pub mod panel;
 pub mod preset;
@@ -85,12 +87,12 @@ impl Plugin for SteeringEguiPlugin {
     }
 }
 
-/// The plugins, the group registration and the pointer run condition.
+/// The plugins, the group registration and what says whether the pointer is the panel's.
 pub mod prelude {
     pub use crate::SteeringEguiPlugin;
     pub use crate::preset::{Preset, PresetError};
     pub use crate::tuning::{
         SteeringTuningPlugin, TunableComponents, TuningGroupAppExt, TuningGroups, TuningValues,
     };
-    pub use bevy_egui::input::egui_wants_any_pointer_input;
+    pub use bevy_egui::input::{EguiWantsInput, egui_wants_any_pointer_input};
 }
