@@ -324,6 +324,36 @@ fn bad_obstacles_and_agents_inside_are_safe() {
     assert_eq!(index.obstacles().len(), 1, "the bad obstacles are left out");
 }
 
+/// An agent at rest inside two obstacles that overlap, on the line through their centres, where
+/// each one's way out leads into the other (it used to rock along that line for ever): it gets out
+/// of both, across the line, the shortest way, and keeps its clearance.
+#[test]
+fn an_agent_inside_two_overlapping_obstacles_gets_out_of_both() {
+    for second in [disc(40.0), rectangle(60.0, 60.0)] {
+        let mut app = create_app(60.0);
+        app.world_mut().spawn((disc(40.0), at(0.0, 0.0)));
+        app.world_mut().spawn((second, at(50.0, 0.0)));
+        let agent = spawn(
+            &mut app,
+            (at(15.0, 0.0), ground_unit(), AvoidObstacles::default()),
+        );
+        let mut inside_for = 0;
+        step_checking(&mut app, 60 * 3, |app, _| {
+            assert_agents_sane(app);
+            let position = position(app, agent);
+            if depth_inside(app, position) > 0.0 {
+                inside_for += 1;
+            }
+        });
+        let end = position(&app, agent);
+        let clear = -depth_inside(&mut app, end);
+        assert!(
+            inside_for < 60 && clear > 10.0,
+            "{second:?}: inside for {inside_for} steps, ends {clear} clear at {end}"
+        );
+    }
+}
+
 #[test]
 fn the_index_holds_only_obstacles_within_reach_of_an_avoiding_agent() {
     let mut app = create_app(60.0);

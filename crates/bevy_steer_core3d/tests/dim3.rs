@@ -488,6 +488,45 @@ fn ground_units_cross_a_field_of_obstacles_in_their_plane() {
     );
 }
 
+/// A flyer at rest inside two spheres that overlap, on the line through their centres (each one's
+/// way out leads into the other), gets out of both, off that line, and keeps its clearance.
+#[test]
+fn a_flyer_inside_two_overlapping_spheres_gets_out_of_both() {
+    let mut app = create_app();
+    let centres = [Vec3::ZERO, Vec3::new(30.0, 30.0, 30.0)];
+    for centre in centres {
+        app.world_mut()
+            .spawn((Obstacle::sphere(40.0), Transform::from_translation(centre)));
+    }
+    let agent = app
+        .world_mut()
+        .spawn((
+            Transform::from_translation(Vec3::splat(12.0)),
+            AvoidObstacles::default(),
+        ))
+        .id();
+    let clearance = |app: &App| {
+        let at = position(app, agent);
+        centres
+            .iter()
+            .map(|&centre| Obstacle::sphere(40.0).shape.signed_distance(centre, at))
+            .fold(f32::INFINITY, f32::min)
+    };
+    let mut inside_for = 0;
+    for _ in 0..180 {
+        app.update();
+        if clearance(&app) < 0.0 {
+            inside_for += 1;
+        }
+    }
+    let end = clearance(&app);
+    assert!(
+        inside_for < 60 && end > 10.0,
+        "inside for {inside_for} steps, ends {end} clear at {}",
+        position(&app, agent)
+    );
+}
+
 /// An agent started inside a sphere, a box, a rotated box or behind a plane gets straight out,
 /// and stays out.
 #[test]

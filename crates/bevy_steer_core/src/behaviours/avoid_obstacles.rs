@@ -8,7 +8,9 @@ use bevy::prelude::*;
 use super::weight_and_switch_builders;
 use crate::components::{MaxSpeed, Steering, Velocity};
 use crate::formulas::Boid;
-use crate::math::{Vector, direction_or_zero, left_in_plane, length, position_of, sideways};
+use crate::math::{
+    Vector, all_round, direction_or_zero, left_in_plane, length, position_of, sideways,
+};
 use crate::obstacles::{IndexedObstacle, Obstacle, ObstacleIndex, ObstacleShape};
 use crate::problems::BehaviourKind;
 use crate::schedule::{SteeringSchedule, SteeringSystems};
@@ -200,6 +202,74 @@ fn clearance_at(index: &ObstacleIndex, point: Vector, room: f32) -> f32 {
     clearance
 }
 
+/// How many steps [`exit_distance`] takes along a direction before it gives up.
+const EXIT_STEPS: usize = 24;
+
+/// How far an agent keeping `room` at `point` goes along `direction` (a unit vector) to be clear
+/// of every obstacle, to within a twentieth of the room (at least 0.05); `f32::INFINITY` at `most`
+/// or beyond, or after [`EXIT_STEPS`] steps. Each step is as long as the agent is deep in the
+/// obstacles where it stands (no way out of an obstacle is shorter), so none steps past a way out.
+fn exit_distance(
+    index: &ObstacleIndex,
+    point: Vector,
+    direction: Vector,
+    room: f32,
+    most: f32,
+) -> f32 {
+    let least_step = room.max(1.0) * 0.05;
+    let mut travelled = 0.0;
+    for _ in 0..EXIT_STEPS {
+        let depth = room - clearance_at(index, point + direction * travelled, room);
+        if depth <= 0.0 {
+            return travelled;
+        }
+        travelled += depth.max(least_step);
+        if travelled >= most {
+            break;
+        }
+    }
+    f32::INFINITY
+}
+
+/// The shortest way out for an agent keeping `room` at `point`, within `room` of obstacles, whose
+/// outward normals sum to `normal` (a unit vector): `normal` where it leads straight out (out of
+/// one obstacle it does); where obstacles overlap and it leads out of one into another, the
+/// direction of [`all_round`] (a ground unit's: sixteen round its plane, the one at right angles
+/// to `up`) with the shortest way out, `normal` on a tie.
+fn shortest_way_out(
+    index: &ObstacleIndex,
+    point: Vector,
+    normal: Vector,
+    up: Option<Vector>,
+    room: f32,
+) -> Vector {
+    let least_step = room.max(1.0) * 0.05;
+    let depth = room - clearance_at(index, point, room);
+    let straight_out = exit_distance(index, point, normal, room, f32::INFINITY);
+    if straight_out <= depth + least_step * 2.0 {
+        return normal;
+    }
+    let mut best = (normal, straight_out);
+    let mut consider = |direction: Vector| {
+        let distance = exit_distance(index, point, direction, room, best.1 - least_step);
+        if distance < best.1 - least_step {
+            best = (direction, distance);
+        }
+    };
+    match up {
+        None => all_round().for_each(&mut consider),
+        Some(up) => {
+            let ahead = sideways(up, Vector::ZERO);
+            let left = left_in_plane(ahead, up);
+            for k in 0..16 {
+                let (sin, cos) = (k as f32 * core::f32::consts::TAU / 16.0).sin_cos();
+                consider(ahead * cos + left * sin);
+            }
+        }
+    }
+    best.0
+}
+
 /// Steer round [`Obstacle`](crate::obstacles::Obstacle)s, as the Collision Avoidance tutorial does,
 /// and further.
 ///
@@ -223,7 +293,8 @@ fn clearance_at(index: &ObstacleIndex, point: Vector, room: f32) -> f32 {
 ///   minimum of plain steering; the README gives the figures, and a weak agent can still hover at
 ///   a very long wall's end: give it a path);
 /// - gets an agent that is already within `clearance` of an obstacle (spawned inside one, or pushed
-///   in by others) out along the shortest way;
+///   in by others) out along the shortest way, out of obstacles that overlap too (not out of one
+///   into the next);
 /// - adds Reynolds' braking on demand: a force against the velocity, `braking` times the strength,
 ///   scaled by how near the contact is;
 /// - in 3D, keeps a ground unit (`Planar`) in its plane: the normal, the
@@ -433,6 +504,10 @@ impl AvoidObstacles {
         }
         if normal == Vector::ZERO {
             normal = way_out(shape, position, threat.point, heading, up, self.room());
+        }
+        if threat.along == 0.0 {
+            // Inside obstacles that overlap, the normals' sum can lead out of one into another.
+            normal = shortest_way_out(index, threat.point, normal, up, self.room());
         }
         // Turn aside, to the side with the shorter way round (the normal's own side on a tie, then
         // the left), so that the agent slides along a wall instead of stopping in front of it;
@@ -748,6 +823,26 @@ mod tests {
         let centre = agent(Vector::ZERO, Vector::ZERO);
         let force = avoid.force(&centre, &index);
         assert!(force.is_finite() && force != Vector::ZERO, "{force}");
+    }
+
+    #[test]
+    fn out_of_overlapping_circles_across_the_line_of_their_centres() {
+        let circle = ObstacleShape::Circle { radius: 40.0 };
+        let index = index_of(&[(Vector::ZERO, circle), (v(50.0, 0.0), circle)]);
+        let avoid = AvoidObstacles::default();
+        // Each circle's way out leads into the other; their normals cancel at about x = 25.
+        for x in [15.0, 25.0, 27.7, 35.0] {
+            let force = avoid.force(&agent(v(x, 0.0), Vector::ZERO), &index);
+            assert!(force.y.abs() > force.x.abs() * 2.0, "at x = {x}: {force}");
+        }
+        // Inside one of them only: straight out along its normal.
+        let force = avoid.force(&agent(v(-20.0, 10.0), Vector::ZERO), &index);
+        assert!(
+            force
+                .normalize()
+                .abs_diff_eq(v(-20.0, 10.0).normalize(), 1e-5),
+            "{force}"
+        );
     }
 
     #[test]

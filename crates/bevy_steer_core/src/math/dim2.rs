@@ -72,3 +72,9 @@ pub fn sideways(heading: Vector, _towards: Vector) -> Vector {
 pub fn left_in_plane(heading: Vector, _up: Vector) -> Vector {
     heading.perp()
 }
+
+/// Unit vectors spread all round, for searches by direction: sixteen round the circle, from +X
+/// anticlockwise.
+pub fn all_round() -> impl Iterator<Item = Vector> {
+    (0..16).map(|k| Vector::from_angle(k as f32 * core::f32::consts::TAU / 16.0))
+}

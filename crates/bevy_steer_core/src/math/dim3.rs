@@ -85,3 +85,16 @@ pub fn sideways(heading: Vector, towards: Vector) -> Vector {
 pub fn left_in_plane(heading: Vector, up: Vector) -> Vector {
     super::direction_or_zero(up.cross(heading))
 }
+
+/// Unit vectors spread all round, for searches by direction: the 26 from a cube's centre through
+/// its faces, edges and corners, in a fixed order.
+pub fn all_round() -> impl Iterator<Item = Vector> {
+    (0..27).filter(|&k| k != 13).map(|k: i32| {
+        Vec3::new(
+            (k % 3 - 1) as f32,
+            (k / 3 % 3 - 1) as f32,
+            (k / 9 - 1) as f32,
+        )
+        .normalize()
+    })
+}

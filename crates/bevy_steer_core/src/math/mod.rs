@@ -4,7 +4,7 @@
 //! Everything dimension-specific about the types lives in `dim2` (the 2D build) or `dim3` (the 3D
 //! build): the vector and direction types, how a position is read from and written to a
 //! `Transform`, and the few operations whose formula depends on the dimension ([`across`],
-//! [`sideways`], [`left_in_plane`]). The rest of the crate names [`Vector`], [`Direction`], [`position_of`] and
+//! [`sideways`], [`left_in_plane`], [`all_round`]). The rest of the crate names [`Vector`], [`Direction`], [`position_of`] and
 //! [`set_position`] instead. The other dimension-specific pieces are each a pair of files chosen
 //! by the build: the wander circle or sphere (`behaviours::wander`), facing
 //! ([`facing`](crate::facing)) and the obstacle shapes ([`geometry::shapes`](crate::geometry::shapes)).
@@ -23,13 +23,13 @@ pub(crate) mod wide;
 
 #[cfg(feature = "2d")]
 pub use dim2::{
-    Direction, Vector, WideVector, across, distance_across, left_in_plane, narrow, position_of,
-    set_position, sideways, translation_of, widen,
+    Direction, Vector, WideVector, across, all_round, distance_across, left_in_plane, narrow,
+    position_of, set_position, sideways, translation_of, widen,
 };
 #[cfg(feature = "3d")]
 pub use dim3::{
-    Direction, Vector, WideVector, across, distance_across, left_in_plane, narrow, position_of,
-    set_position, sideways, translation_of, widen,
+    Direction, Vector, WideVector, across, all_round, distance_across, left_in_plane, narrow,
+    position_of, set_position, sideways, translation_of, widen,
 };
 
 /// How many axes [`Vector`] has.
