@@ -4,7 +4,9 @@
 //! followers the path, its radius and the node sought.
 //!
 //! Add [`SteeringDebugPlugin`] and switch the drawing on and off through the [`SteeringGizmos`]
-//! config group; when it is off, the drawing systems do not run at all.
+//! config group; when it is off, the drawing systems do not run at all. It draws with Bevy's
+//! gizmos, whose assets `DefaultPlugins` sets up: in a headless app with `MinimalPlugins` only, add
+//! `AssetPlugin::default()` and `app.init_asset::<GizmoAsset>()` as well, or leave it out.
 //!
 //! ```no_run
 //! use bevy::prelude::*;

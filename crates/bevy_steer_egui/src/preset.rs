@@ -27,6 +27,7 @@ use std::fmt;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde::{Deserialize, Serialize};
 
@@ -219,10 +220,8 @@ impl Preset {
         {
             fs::create_dir_all(directory).map_err(io_error)?;
         }
-        let file_name = path.file_name().unwrap_or_default().to_string_lossy();
-        let temporary = path.with_file_name(format!(".{file_name}.{}.tmp", std::process::id()));
+        let (temporary, mut file) = temporary_beside(path).map_err(io_error)?;
         let written = (|| {
-            let mut file = fs::File::create(&temporary)?;
             file.write_all(text.as_bytes())?;
             file.write_all(b"\n")?;
             file.sync_all()?;
@@ -234,6 +233,30 @@ impl Preset {
             return Err(io_error(source));
         }
         Ok(())
+    }
+}
+
+/// A new file beside `path` to write it in first: `.preset-N.tmp`, whatever the length of the
+/// target's name (a name the file system just allows would be too long with more round it), with
+/// the first `N` no other save, in this process or another, has open.
+fn temporary_beside(path: &Path) -> io::Result<(PathBuf, fs::File)> {
+    static SAVES: AtomicU32 = AtomicU32::new(0);
+    let mut tries = 0;
+    loop {
+        let temporary = path.with_file_name(format!(
+            ".preset-{}.tmp",
+            SAVES.fetch_add(1, Ordering::Relaxed)
+        ));
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temporary)
+        {
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists && tries < 1000 => {
+                tries += 1;
+            }
+            opened => return opened.map(|file| (temporary, file)),
+        }
     }
 }
 

@@ -16,7 +16,7 @@ use bevy::ecs::archetype::Archetype;
 use bevy::ecs::component::ComponentId;
 use bevy::ecs::reflect::ReflectComponent;
 use bevy::prelude::*;
-use bevy::reflect::{ReflectMut, ReflectRef, TypeInfo, TypeRegistry};
+use bevy::reflect::{ReflectMut, ReflectRef, TypeInfo, TypePath, TypeRegistry};
 use bevy_steer_core::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -191,10 +191,15 @@ impl TunableComponents {
             .collect();
         // Two components with one short name are told apart by their whole paths; bevy_steer's own
         // keep the short one, so that a game's `Seek` does not change the keys of shipped presets.
+        // Its own are those of the simulation crate of this build (2D's or 3D's).
+        let own_crate = format!(
+            "{}::",
+            <MaxSpeed as TypePath>::crate_name().unwrap_or_default()
+        );
         let names: Vec<String> = components.iter().map(|(c, _)| c.name.clone()).collect();
         for (component, path) in &mut components {
             let shared = names.iter().filter(|name| **name == component.name).count() > 1;
-            if shared && !path.starts_with("bevy_steer_core::") {
+            if shared && !path.starts_with(&own_crate) {
                 component.name = (*path).to_owned();
             }
         }
@@ -425,9 +430,10 @@ pub const ALL_AGENTS: &str = "All";
 #[derive(Resource, Debug)]
 pub struct TuningGroups {
     groups: Vec<TuningGroup>,
-    /// What each value the panel changed was before its first change, by agent, component and
-    /// field position: what "reset" restores.
-    originals: HashMap<(Entity, usize, usize), f32>,
+    /// What each value the panel changed was before its first change, by agent, component type
+    /// and field position: what "reset" restores. (By type, not by the component's place in
+    /// [`TunableComponents`], which moves when a type registered later sorts before it.)
+    originals: HashMap<(Entity, TypeId, usize), f32>,
     /// Set by [`reset`](Self::reset), done on the next update.
     reset_requested: bool,
 }
@@ -579,22 +585,24 @@ fn sync_tuning_groups(world: &mut World) {
                 reset_requested,
             } = &mut *groups;
             if core::mem::take(reset_requested) {
-                for ((agent, component, field), value) in originals.drain() {
-                    if let Ok(agent) = world.get_entity_mut(agent) {
-                        tunables.components[component].write(agent, &[(field, value)], |_, _| {});
+                for ((agent, type_id, field), value) in originals.drain() {
+                    let component = tunables.components.iter().find(|c| c.type_id == type_id);
+                    if let (Some(component), Ok(agent)) = (component, world.get_entity_mut(agent)) {
+                        component.write(agent, &[(field, value)], |_, _| {});
                     }
                 }
                 info!("bevy_steer_egui: reset every changed value");
             }
             for group in groups {
-                let marker = group.marker.unwrap_or(steering);
-                group.agents = archetypes_with(world, &[marker])
+                // A group's agents: the entities with `Steering` (and its marker).
+                let ids = [steering, group.marker.unwrap_or(steering)];
+                group.agents = archetypes_with(world, &ids)
                     .map(Archetype::len)
                     .sum::<u32>() as usize;
-                read_new_components(world, &tunables, group, marker);
+                read_new_components(world, &tunables, group, &ids);
                 if !group.pending.is_empty() {
                     let pending = core::mem::take(&mut group.pending);
-                    let changed = write(world, &tunables, originals, marker, None, &pending);
+                    let changed = write(world, &tunables, originals, &ids, None, &pending);
                     info!(
                         "bevy_steer_egui: {}: applied {:?} to {changed} agents",
                         group.label, pending.0
@@ -605,7 +613,7 @@ fn sync_tuning_groups(world: &mut World) {
                         world,
                         &tunables,
                         originals,
-                        marker,
+                        &ids,
                         Some(&new_agents),
                         &group.edits,
                     );
@@ -615,14 +623,15 @@ fn sync_tuning_groups(world: &mut World) {
     });
 }
 
-/// Reads into `group` the values of the tunable components its agents carry that it has not read
-/// yet, each from the lowest agent that carries it (so that what is shown does not depend on
-/// iteration order), with the edits made before any agent had it on top.
+/// Reads into `group` the values of the tunable components its agents (the entities with every
+/// component of `ids`) carry that it has not read yet, each from the lowest-numbered agent that
+/// carries it (so that what is shown does not depend on iteration order), with the edits made
+/// before any agent had it on top.
 fn read_new_components(
     world: &World,
     tunables: &TunableComponents,
     group: &mut TuningGroup,
-    marker: ComponentId,
+    ids: &[ComponentId],
 ) {
     for component in tunables.components() {
         if group.values.0.contains_key(&component.name) {
@@ -631,7 +640,8 @@ fn read_new_components(
         let Some(id) = world.components().get_id(component.type_id) else {
             continue;
         };
-        let lowest = members(world, &[marker, id]).min();
+        // By index: `Entity`'s own order is by its bits, in which the index is inverted.
+        let lowest = members(world, &[ids, &[id]].concat()).min_by_key(|agent| agent.index_u32());
         let Some(read) = lowest.and_then(|agent| component.read(world.entity(agent))) else {
             continue;
         };
@@ -644,14 +654,14 @@ fn read_new_components(
     }
 }
 
-/// Writes `values` into the agents with `marker` (only those of `only`, when given) that carry
-/// each component, noting in `originals` what each value was before its first change. Returns how
-/// many components were written.
+/// Writes `values` into the agents with every component of `ids` (only those of `only`, when
+/// given) that carry each component, noting in `originals` what each value was before its first
+/// change. Returns how many components were written.
 fn write(
     world: &mut World,
     tunables: &TunableComponents,
-    originals: &mut HashMap<(Entity, usize, usize), f32>,
-    marker: ComponentId,
+    originals: &mut HashMap<(Entity, TypeId, usize), f32>,
+    ids: &[ComponentId],
     only: Option<&[Entity]>,
     values: &TuningValues,
 ) -> usize {
@@ -670,16 +680,17 @@ fn write(
                 .iter()
                 .copied()
                 .filter(|&agent| {
-                    world
-                        .get_entity(agent)
-                        .is_ok_and(|agent| agent.contains_id(marker) && agent.contains_id(id))
+                    world.get_entity(agent).is_ok_and(|agent| {
+                        agent.contains_id(id) && ids.iter().all(|&id| agent.contains_id(id))
+                    })
                 })
                 .collect(),
-            None => members(world, &[marker, id]).collect(),
+            None => members(world, &[ids, &[id]].concat()).collect(),
         };
+        let type_id = component.type_id;
         for &agent in &agents {
             component.write(world.entity_mut(agent), &fields, |field, old| {
-                originals.entry((agent, position, field)).or_insert(old);
+                originals.entry((agent, type_id, field)).or_insert(old);
             });
         }
         written += agents.len();

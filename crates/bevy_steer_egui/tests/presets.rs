@@ -153,6 +153,24 @@ fn missing_files_directories_and_bad_names_are_rejected() {
     assert!(shows(&groups, &tuned()));
 }
 
+/// A name as long as the file system allows (250 letters: 254 bytes with `.ron`) saves and loads
+/// back, and the save leaves nothing else behind: the temporary file's name does not grow with it.
+#[test]
+fn a_name_as_long_as_the_file_system_allows_saves_and_loads() {
+    let directory = tempfile::tempdir().unwrap();
+    let name = "n".repeat(250);
+    let groups = groups_with_values(tuned());
+    let path = save_groups(&groups, &tunables(), directory.path(), &name).unwrap();
+    let mut loaded = groups_with_values(TuningValues::default());
+    load_groups(&mut loaded, &tunables(), directory.path(), &name).unwrap();
+    assert!(shows(&loaded, &tuned()));
+    let files: Vec<_> = fs::read_dir(directory.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    assert_eq!(files, [path]);
+}
+
 #[test]
 fn values_outside_their_range_are_saved_clamped_and_invalid_presets_never_written() {
     let directory = tempfile::tempdir().unwrap();

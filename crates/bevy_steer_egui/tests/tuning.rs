@@ -477,3 +477,53 @@ fn values_are_checked_against_the_components_and_their_ranges() {
         Err(TuningError::UnknownComponent(_))
     ));
 }
+
+/// A newtype of the game's, registered while the panel runs: it sorts among the limits (newtypes
+/// first, then by name), before `MaxForce` and `MaxSpeed`.
+#[derive(Component, Reflect, Default)]
+#[reflect(Component, Default)]
+struct Aaa(#[reflect(@Tunable::linear(0.0, 1.0))] f32);
+
+#[test]
+fn reset_after_a_type_is_registered_while_tuning_restores_the_components_changed() {
+    let mut app = create_app();
+    let hunter = spawn(&mut app, Hunter, 10.0);
+    app.update();
+    let max_force = app.world().get::<MaxForce>(hunter).unwrap().0;
+    groups(&mut app).set_value(0, "MaxSpeed", "0", 10.0);
+    groups(&mut app).set_value(0, "Wander", "circle_radius", 3.0);
+    app.update();
+    app.register_type::<Aaa>();
+    app.update();
+    groups(&mut app).reset();
+    app.update();
+    assert_eq!(app.world().get::<MaxSpeed>(hunter).unwrap().0, 100.0);
+    assert_eq!(radius(&app, hunter), 10.0);
+    assert_eq!(app.world().get::<MaxForce>(hunter).unwrap().0, max_force);
+}
+
+#[test]
+fn a_group_shows_its_lowest_numbered_agents_values_and_counts_only_agents() {
+    let mut app = create_app();
+    let first = spawn(&mut app, Prey, 11.0);
+    let second = spawn(&mut app, Prey, 22.0);
+    assert!(first.index_u32() < second.index_u32());
+    // Marked, but no agent (no `Steering`): not counted, not tuned.
+    let marked = app.world_mut().spawn((Prey, MaxSpeed(5.0))).id();
+    app.update();
+    assert_eq!(shown(&app, "Prey", "Wander", "circle_radius"), Some(11.0));
+    assert_eq!(shown(&app, "Prey", "MaxSpeed", "0"), Some(100.0));
+    assert_eq!(
+        app.world()
+            .resource::<TuningGroups>()
+            .get("Prey")
+            .unwrap()
+            .agents,
+        2
+    );
+    let index = index_of(&app, "Prey");
+    groups(&mut app).set_value(index, "MaxSpeed", "0", 50.0);
+    app.update();
+    assert_eq!(app.world().get::<MaxSpeed>(marked).unwrap().0, 5.0);
+    assert_eq!(app.world().get::<MaxSpeed>(second).unwrap().0, 50.0);
+}
