@@ -17,10 +17,9 @@ pub use bevy_steer_debug as debug;
 #[cfg_attr(docsrs, doc(cfg(feature = "egui")))]
 pub use bevy_steer_egui as egui;
 
-/// Smooth rendering between fixed steps: [`bevy_transform_interpolation`], re-exported.
 #[cfg(feature = "interpolation")]
 #[cfg_attr(docsrs, doc(cfg(feature = "interpolation")))]
-pub use bevy_transform_interpolation as interpolation;
+pub mod interpolation;
 
 /// Everything needed to add the plugins and spawn agents.
 pub mod prelude {
@@ -32,6 +31,8 @@ pub mod prelude {
     #[cfg(feature = "egui")]
     pub use bevy_steer_egui::prelude::*;
 
+    #[cfg(feature = "interpolation")]
+    pub use crate::interpolation::SteeringInterpolationPlugin;
     #[cfg(feature = "interpolation")]
     pub use bevy_transform_interpolation::prelude::{
         RotationInterpolation, TransformInterpolation, TransformInterpolationPlugin,

@@ -297,11 +297,10 @@ pub fn force_vectors_plugin(app: &mut App) {
 /// default), and every `Transform` is drawn interpolated between the last two steps, except jumps
 /// (wrapping round the window, respawning), which are drawn as jumps.
 pub fn smooth_motion(app: &mut App) {
-    app.add_plugins(TransformInterpolationPlugin::interpolate_all())
-        .add_systems(
-            FixedLast,
-            snap_jumps.after(TransformEasingSystems::UpdateEnd),
-        );
+    app.add_plugins(SteeringInterpolationPlugin).add_systems(
+        FixedLast,
+        snap_jumps.after(TransformEasingSystems::UpdateEnd),
+    );
 }
 
 /// Longer than any agent moves in one step: a step this long is a jump, not motion.
