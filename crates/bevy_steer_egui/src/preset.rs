@@ -84,7 +84,7 @@ impl core::fmt::Display for UnknownGroup {
 /// Why a preset could not be loaded or saved.
 #[derive(Debug)]
 pub enum PresetError {
-    /// The preset name is empty or has characters other than letters, digits, `-` and `_`.
+    /// The preset name is empty or has characters other than ASCII letters and digits, `-` and `_`.
     InvalidName(String),
     /// The file does not exist.
     NotFound(PathBuf),
@@ -127,7 +127,7 @@ impl fmt::Display for PresetError {
         match self {
             Self::InvalidName(name) => write!(
                 f,
-                "preset name {name:?} is not allowed: use letters, digits, '-' and '_'"
+                "preset name {name:?} is not allowed: use ASCII letters, digits, '-' and '_'"
             ),
             Self::NotFound(path) => write!(f, "no preset file at {}", path.display()),
             Self::NotAFile(path) => write!(f, "{} is not a file", path.display()),
@@ -158,8 +158,8 @@ impl std::error::Error for PresetError {
     }
 }
 
-/// The file of preset `name` in `directory`: `directory/name.ron`. Names are limited to letters,
-/// digits, `-` and `_`, so a name cannot reach outside the directory.
+/// The file of preset `name` in `directory`: `directory/name.ron`. Names are limited to ASCII
+/// letters, digits, `-` and `_`, so a name cannot reach outside the directory.
 pub fn preset_path(directory: &Path, name: &str) -> Result<PathBuf, PresetError> {
     let allowed = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
     if name.is_empty() || !name.chars().all(allowed) {
