@@ -891,3 +891,47 @@ fn flyers_wandering_in_the_heading_frame_prefer_no_world_direction() {
         assert!(mean.length() < 0.2, "{frame:?}: mean heading {mean}");
     }
 }
+
+#[derive(Component)]
+struct Walker;
+
+/// Queue's personal space between agents at different heights: a ground unit walking past one
+/// that stands on a hill 12 above its ground, and past a flyer hovering 10 above it, keeps its
+/// `min_distance` from each (measured in 3D), as on level ground.
+#[test]
+fn queue_personal_space_holds_between_agents_at_different_heights() {
+    for (height, other_is_planar) in [(0.0, true), (12.0, true), (10.0, false)] {
+        let mut app = create_app();
+        app.add_plugins(SpatialIndexPlugin::<Walker>::new(40.0))
+            .add_queue::<Walker>();
+        let spaced = Queue::default().with_min_distance(20.0);
+        let other = app
+            .world_mut()
+            .spawn((Transform::from_xyz(200.0, height, 0.0), Walker, spaced))
+            .id();
+        if other_is_planar {
+            app.world_mut()
+                .entity_mut(other)
+                .insert(Planar::new(Dir3::Y));
+        }
+        let walker = app
+            .world_mut()
+            .spawn((
+                Transform::default(),
+                Planar::new(Dir3::Y),
+                Walker,
+                Seek::new(Vec3::new(400.0, 0.0, 0.0)),
+                spaced,
+            ))
+            .id();
+        let mut closest = f32::INFINITY;
+        for _ in 0..600 {
+            app.update();
+            closest = closest.min(position(&app, walker).distance(position(&app, other)));
+        }
+        assert!(
+            closest >= 20.0 * 0.999,
+            "the other at height {height}: came within {closest}"
+        );
+    }
+}

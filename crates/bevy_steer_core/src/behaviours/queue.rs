@@ -11,6 +11,7 @@ use crate::math::{Vector, direction_or_zero, distance_across, length, position_o
 use crate::problems::{BehaviourKind, Problem, ReportedProblems};
 use crate::schedule::{SteeringSchedule, SteeringSystems};
 use crate::spatial::Neighbours;
+use crate::stepping::columns::{PlaneColumn, plane_up_of};
 use crate::tunable::{DISTANCE, FRACTION, Tunable, WEIGHT};
 
 /// Queue, as the Queue tutorial builds it: when another agent is just ahead (in front of the agent,
@@ -313,6 +314,7 @@ pub fn apply_queue<M: Component>(
         ),
         With<M>,
     >,
+    planes: Query<PlaneColumn>,
     mut near: Local<Vec<(Entity, Vector, f32)>>,
 ) {
     let Some(index) = agents_ahead.index() else {
@@ -453,6 +455,7 @@ pub fn apply_queue<M: Component>(
         let speed = length(settled);
         let reach = space * GIVE_WAY_SPACE + 2.0 * speed * dt;
         let heading = direction_or_zero(settled);
+        let up = plane_up_of(&planes, entity);
         near.clear();
         index.for_each_within(position, reach, |other| {
             let offset = other.position - position;
@@ -473,6 +476,20 @@ pub fn apply_queue<M: Component>(
                 let receding = other.velocity.dot(direction).max(0.0);
                 let keep = receding + (distance - space * GIVE_WAY_SPACE) * GIVE_WAY_RATE;
                 allowed = allowed.min(keep.max(-speed));
+            }
+            if let Some(up) = up.filter(|up| direction.dot(*up) != 0.0) {
+                // A ground unit moves in its plane: its speed towards another off the plane (a
+                // unit on a hill, a flyer) is its speed along the line's part in the plane, times
+                // that part's length. Limited out of the plane, it would be projected back into it
+                // faster than allowed. (Towards one level with it, the line is left to the bit.)
+                let in_plane = direction - up * direction.dot(up);
+                let along = length(in_plane);
+                if along < 1e-3 {
+                    // Straight above or below: moving in the plane cannot bring it nearer.
+                    return;
+                }
+                near.push((other.entity, in_plane / along, allowed / along));
+                return;
             }
             near.push((other.entity, direction, allowed));
         });

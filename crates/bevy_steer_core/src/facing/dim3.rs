@@ -5,7 +5,7 @@ use core::f32::consts::{FRAC_PI_2, FRAC_PI_3};
 
 use bevy::prelude::*;
 
-use crate::math::{Vector, direction_or_zero, length, non_negative};
+use crate::math::{Vector, across, direction_or_zero, length, non_negative};
 use crate::tunable::Tunable;
 
 /// How strongly the model's up is pulled to the world's each step, against its last up.
@@ -45,7 +45,7 @@ pub struct FaceVelocity {
     pub up: Dir3,
     /// How far the model rolls into a turn, in radians per unit of sideways acceleration (world
     /// units per second squared). Default `0.0`: no banking. `0.005` rolls an agent turning at
-    /// 180 units per second on a circle 300 wide by about 0.5 radians. A ground unit
+    /// 180 units per second on a circle of radius 300 by about 0.5 radians. A ground unit
     /// ([`Planar`](crate::planar::Planar)) does not bank.
     #[reflect(@Tunable::linear(0.0, 0.02))]
     pub bank: f32,
@@ -128,7 +128,19 @@ impl FaceVelocity {
         let level = 1.0 - heading.dot(*self.up).powi(2);
         let leaning_to = self.banked_up(heading, acceleration);
         let hint = if up_before.is_finite() {
-            up_before + leaning_to * (RIGHTING * level)
+            let pull = leaning_to * (RIGHTING * level);
+            // Upside down to the bit, the pull is straight against the last up and only shortens
+            // it: the model would never right itself. It rolls to its left as well, and the pull
+            // takes it on round from there.
+            let against = direction_or_zero(across(up_before, heading))
+                .dot(direction_or_zero(across(pull, heading)))
+                < -0.999_999;
+            let roll = if against {
+                direction_or_zero(heading.cross(up_before)) * length(pull)
+            } else {
+                Vector::ZERO
+            };
+            up_before + pull + roll
         } else {
             *self.up
         };
@@ -264,6 +276,26 @@ mod tests {
                 (rotation, previous) = (next, velocity);
             }
         }
+    }
+
+    #[test]
+    fn a_model_upside_down_to_the_bit_rights_itself() {
+        let face = FaceVelocity::default();
+        let velocity = Vec3::X * 150.0;
+        let mut rotation = Transform::default()
+            .looking_to(Vec3::X, Vec3::NEG_Y)
+            .rotation;
+        for step in 0..600 {
+            let next = face.turn(velocity, velocity, DT, rotation, None).unwrap();
+            assert!(angle_between(rotation, next) < 0.2, "step {step}");
+            rotation = next;
+        }
+        assert!((rotation * Vec3::NEG_Z).abs_diff_eq(Vec3::X, 1e-4));
+        assert!(
+            (rotation * Vec3::Y).abs_diff_eq(Vec3::Y, 1e-3),
+            "{}",
+            rotation * Vec3::Y
+        );
     }
 
     /// The model's roll: the angle between its up and the world's +Y.

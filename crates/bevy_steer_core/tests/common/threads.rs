@@ -45,9 +45,11 @@ pub fn in_a_child_process(test: &str, threads: usize) -> String {
         "the child with {threads} threads failed: {stdout}{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    // Anywhere in a line: run on one test thread (`RUST_TEST_THREADS=1`, which the copy
+    // inherits), the harness prints "test NAME ... " on the same line first.
     stdout
         .lines()
-        .find_map(|line| line.strip_prefix("positions "))
+        .find_map(|line| line.split_once("positions ").map(|(_, bits)| bits))
         .expect("the child printed its positions")
         .to_owned()
 }
