@@ -60,6 +60,47 @@ fn a_one_way_path_ends_at_rest_on_its_last_node_without_overshooting() {
     }
 }
 
+/// The same on paths of short segments (a spline's points), where the last node becomes the one
+/// the tutorial's method seeks only a path's radius from the end, too late to stop there: it went
+/// 4 to 8 units past it. Both methods.
+#[test]
+fn a_one_way_path_of_short_segments_ends_at_its_last_node_without_overshooting() {
+    let straight = |spacing: f32, nodes: usize| -> Vec<Vector> {
+        (0..nodes).map(|i| v(spacing * i as f32, 0.0)).collect()
+    };
+    let arc: Vec<Vector> = (0..=200)
+        .map(|i| {
+            let angle = core::f32::consts::FRAC_PI_2 * i as f32 / 200.0;
+            v(300.0 * angle.sin(), 300.0 * (1.0 - angle.cos()))
+        })
+        .collect();
+    for points in [straight(0.5, 1001), straight(5.0, 101), arc] {
+        for method in [PathMethod::Tutorial, PathMethod::Reynolds] {
+            let mut app = create_app(STEPS_PER_SECOND);
+            let last = points.len() - 1;
+            let (before, end) = (points[last - 1], points[last]);
+            let agent = spawn(
+                &mut app,
+                (
+                    at(0.0, 0.0),
+                    FollowPath::new(Path::new(points.clone(), 20.0)).with_method(method),
+                ),
+            );
+            let mut furthest_past = f32::NEG_INFINITY;
+            step_checking(&mut app, 10 * 60, |app, _| {
+                assert_agents_sane(app);
+                furthest_past = furthest_past.max(past(position(app, agent), before, end));
+            });
+            let rest = position(&app, agent);
+            assert!(
+                rest.distance(end) < 2.0 && furthest_past < 1.0,
+                "{method:?}, {} nodes to {end}: went {furthest_past} past the end, rests at {rest}",
+                points.len()
+            );
+        }
+    }
+}
+
 #[test]
 fn a_patrol_reverses_at_the_last_node_and_comes_back_to_the_first() {
     for method in [PathMethod::Tutorial, PathMethod::Reynolds] {

@@ -213,8 +213,10 @@ const DEFAULT_ACCELERATION: f32 = 600.0;
 /// With the tutorial's method, intermediate nodes are sought without arrival (as the tutorial
 /// does), so a follower goes through them at full speed. The last node of a one-way path, and the
 /// only node of a one-node path, is arrived at with [`arrive`]: with the tutorial's
-/// method once it is the node sought, with Reynolds' once the agent is within the slowing radius
-/// (or the look-ahead, if longer) of it along the path.
+/// method once the agent is within the slowing radius of it along the path (by way of the node
+/// sought and the nodes after it; it steers for the node sought, as slowly as arrival asks for
+/// at what is left of the path), with Reynolds' once it is within the slowing radius (or the
+/// look-ahead, if longer) of it along the path.
 ///
 /// Bad input: an empty path gives no force (the behaviour idles, as one with no target does); a
 /// path with a non-finite point gives no force and is reported as
@@ -527,10 +529,42 @@ impl FollowPath {
         let current = self.current.min(last);
         let target = points[current];
         if last == 0 || (self.mode == PathMode::OneWay && current == last) {
-            arrive(agent, target, self.slowing_radius)
-        } else {
-            formulas::seek(agent, target, 0.0)
+            return arrive(agent, target, self.slowing_radius);
         }
+        if self.mode == PathMode::OneWay
+            && let Some(remaining) = self.left_to_the_end(agent.position, &points[current..])
+        {
+            // The arrival at the last node starts within the slowing radius of it along the
+            // path, not once it is the node sought: on a path of short segments that is a path's
+            // radius from the end, too late to stop. Towards the node sought, as slow as arrival
+            // asks for at what is left of the path.
+            let speed = agent.max_speed * remaining / self.slowing_radius;
+            return (direction_or_zero(target - agent.position) * speed - agent.velocity)
+                * arrival_gain(agent.max_speed, self.slowing_radius);
+        }
+        formulas::seek(agent, target, 0.0)
+    }
+
+    /// How far an agent at `position` has left to go along a one-way path, by way of `ahead`
+    /// (the node sought, then the nodes after it, to the last), when that is within the slowing
+    /// radius (a finite one above zero); else `None`.
+    fn left_to_the_end(&self, position: Vector, ahead: &[Vector]) -> Option<f32> {
+        let slowing_radius = self.slowing_radius;
+        let end = *ahead.last()?;
+        // No way to the end is shorter than the straight line: most steps end here.
+        if !(slowing_radius > 0.0 && slowing_radius.is_finite())
+            || position.distance(end) >= slowing_radius
+        {
+            return None;
+        }
+        let mut left = position.distance(ahead[0]);
+        for pair in ahead.windows(2) {
+            if left >= slowing_radius {
+                return None;
+            }
+            left += pair[0].distance(pair[1]);
+        }
+        (left < slowing_radius).then_some(left)
     }
 
     /// The agent's largest acceleration, [`max_force`](Self::max_force) over
