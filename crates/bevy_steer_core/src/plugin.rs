@@ -34,7 +34,8 @@ pub use crate::stepping::{
 ///
 /// [`SteeringSchedule`] runs in the schedule given to [`new`](Self::new), [`FixedUpdate`] by
 /// default, so that the simulation advances by the same step whatever the frame rate. Any schedule
-/// works: the systems read the step length from [`Time`].
+/// works: the systems read the step length from [`Time`]. Add it once: a second one is Bevy's
+/// "plugin was already added" panic, at set-up.
 ///
 /// ```
 /// use bevy::prelude::*;

@@ -31,7 +31,8 @@ use crate::stepping::neighbours::{add_neighbour_system, register_neighbour_kind}
 /// `SpatialIndexPlugin<M>` (beside one, in either order, the first index stays, with its own cell
 /// size). `FlockingPlugin::<Steering>` makes every
 /// agent a neighbour of every other; a marker of your own (one flock, one team) keeps flocks apart.
-/// The behaviours act on the agents that have their components.
+/// The behaviours act on the agents that have their components. Add it once per marker (a second
+/// `FlockingPlugin<M>` is Bevy's "plugin was already added" panic, at set-up).
 pub struct FlockingPlugin<M> {
     cell_size: f32,
     marker: PhantomData<fn() -> M>,
