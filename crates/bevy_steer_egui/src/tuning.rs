@@ -599,10 +599,10 @@ fn sync_tuning_groups(world: &mut World) {
                 group.agents = archetypes_with(world, &ids)
                     .map(Archetype::len)
                     .sum::<u32>() as usize;
-                read_new_components(world, &tunables, group, &ids);
+                read_new_components(world, &tunables, group, ids);
                 if !group.pending.is_empty() {
                     let pending = core::mem::take(&mut group.pending);
-                    let changed = write(world, &tunables, originals, &ids, None, &pending);
+                    let changed = write(world, &tunables, originals, ids, None, &pending);
                     info!(
                         "bevy_steer_egui: {}: applied {:?} to {changed} agents",
                         group.label, pending.0
@@ -613,7 +613,7 @@ fn sync_tuning_groups(world: &mut World) {
                         world,
                         &tunables,
                         originals,
-                        &ids,
+                        ids,
                         Some(&new_agents),
                         &group.edits,
                     );
@@ -623,15 +623,15 @@ fn sync_tuning_groups(world: &mut World) {
     });
 }
 
-/// Reads into `group` the values of the tunable components its agents (the entities with every
-/// component of `ids`) carry that it has not read yet, each from the lowest-numbered agent that
+/// Reads into `group` the values of the tunable components its agents (the entities with
+/// `Steering` and its marker: the same for "All") carry that it has not read yet, each from the lowest-numbered agent that
 /// carries it (so that what is shown does not depend on iteration order), with the edits made
 /// before any agent had it on top.
 fn read_new_components(
     world: &World,
     tunables: &TunableComponents,
     group: &mut TuningGroup,
-    ids: &[ComponentId],
+    [steering, marker]: [ComponentId; 2],
 ) {
     for component in tunables.components() {
         if group.values.0.contains_key(&component.name) {
@@ -641,7 +641,7 @@ fn read_new_components(
             continue;
         };
         // By index: `Entity`'s own order is by its bits, in which the index is inverted.
-        let lowest = members(world, &[ids, &[id]].concat()).min_by_key(|agent| agent.index_u32());
+        let lowest = members(world, &[steering, marker, id]).min_by_key(|agent| agent.index_u32());
         let Some(read) = lowest.and_then(|agent| component.read(world.entity(agent))) else {
             continue;
         };
@@ -654,14 +654,14 @@ fn read_new_components(
     }
 }
 
-/// Writes `values` into the agents with every component of `ids` (only those of `only`, when
+/// Writes `values` into the agents with `Steering` and `marker` (only those of `only`, when
 /// given) that carry each component, noting in `originals` what each value was before its first
 /// change. Returns how many components were written.
 fn write(
     world: &mut World,
     tunables: &TunableComponents,
     originals: &mut HashMap<(Entity, TypeId, usize), f32>,
-    ids: &[ComponentId],
+    [steering, marker]: [ComponentId; 2],
     only: Option<&[Entity]>,
     values: &TuningValues,
 ) -> usize {
@@ -681,11 +681,13 @@ fn write(
                 .copied()
                 .filter(|&agent| {
                     world.get_entity(agent).is_ok_and(|agent| {
-                        agent.contains_id(id) && ids.iter().all(|&id| agent.contains_id(id))
+                        [steering, marker, id]
+                            .iter()
+                            .all(|&id| agent.contains_id(id))
                     })
                 })
                 .collect(),
-            None => members(world, &[ids, &[id]].concat()).collect(),
+            None => members(world, &[steering, marker, id]).collect(),
         };
         let type_id = component.type_id;
         for &agent in &agents {

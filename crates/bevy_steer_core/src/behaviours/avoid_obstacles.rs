@@ -205,8 +205,14 @@ fn clearance_at(index: &ObstacleIndex, point: Vector, room: f32) -> f32 {
 /// How many steps [`exit_distance`] takes along a direction before it gives up.
 const EXIT_STEPS: usize = 24;
 
+/// The shortest step [`exit_distance`] takes, for an agent keeping `room`: a twentieth of the
+/// room (at least 0.05), within which it finds a way out.
+fn least_exit_step(room: f32) -> f32 {
+    room.max(1.0) * 0.05
+}
+
 /// How far an agent keeping `room` at `point` goes along `direction` (a unit vector) to be clear
-/// of every obstacle, to within a twentieth of the room (at least 0.05); `f32::INFINITY` at `most`
+/// of every obstacle, to within [`least_exit_step`]; `f32::INFINITY` at `most`
 /// or beyond, or after [`EXIT_STEPS`] steps. Each step is as long as the agent is deep in the
 /// obstacles where it stands (no way out of an obstacle is shorter), so none steps past a way out.
 fn exit_distance(
@@ -216,7 +222,7 @@ fn exit_distance(
     room: f32,
     most: f32,
 ) -> f32 {
-    let least_step = room.max(1.0) * 0.05;
+    let least_step = least_exit_step(room);
     let mut travelled = 0.0;
     for _ in 0..EXIT_STEPS {
         let depth = room - clearance_at(index, point + direction * travelled, room);
@@ -234,8 +240,8 @@ fn exit_distance(
 /// The shortest way out for an agent keeping `room` at `point`, within `room` of obstacles, whose
 /// outward normals sum to `normal` (a unit vector): `normal` where it leads straight out (out of
 /// one obstacle it does); where obstacles overlap and it leads out of one into another, the
-/// direction of [`all_round`] (a ground unit's: sixteen round its plane, the one at right angles
-/// to `up`) with the shortest way out, `normal` on a tie.
+/// direction of [`all_round`] (a ground unit's: round its plane, the one at right angles to `up`)
+/// with the shortest way out, `normal` on a tie.
 fn shortest_way_out(
     index: &ObstacleIndex,
     point: Vector,
@@ -243,7 +249,7 @@ fn shortest_way_out(
     up: Option<Vector>,
     room: f32,
 ) -> Vector {
-    let least_step = room.max(1.0) * 0.05;
+    let least_step = least_exit_step(room);
     let depth = room - clearance_at(index, point, room);
     let straight_out = exit_distance(index, point, normal, room, f32::INFINITY);
     if straight_out <= depth + least_step * 2.0 {
@@ -256,17 +262,7 @@ fn shortest_way_out(
             best = (direction, distance);
         }
     };
-    match up {
-        None => all_round().for_each(&mut consider),
-        Some(up) => {
-            let ahead = sideways(up, Vector::ZERO);
-            let left = left_in_plane(ahead, up);
-            for k in 0..16 {
-                let (sin, cos) = (k as f32 * core::f32::consts::TAU / 16.0).sin_cos();
-                consider(ahead * cos + left * sin);
-            }
-        }
-    }
+    all_round(up).for_each(&mut consider);
     best.0
 }
 

@@ -7,7 +7,7 @@ use core::marker::PhantomData;
 use super::weight_and_switch_builders;
 use crate::components::{Mass, MaxForce, MaxSpeed, Steering, SteeringCombination, Velocity};
 use crate::formulas::{TUTORIAL_FRAME_RATE, integrate_velocity};
-use crate::math::{Vector, direction_or_zero, distance_across, length, position_of};
+use crate::math::{Vector, across, direction_or_zero, distance_across, length, position_of};
 use crate::problems::{BehaviourKind, Problem, ReportedProblems};
 use crate::schedule::{SteeringSchedule, SteeringSystems};
 use crate::spatial::Neighbours;
@@ -477,20 +477,22 @@ pub fn apply_queue<M: Component>(
                 let keep = receding + (distance - space * GIVE_WAY_SPACE) * GIVE_WAY_RATE;
                 allowed = allowed.min(keep.max(-speed));
             }
-            if let Some(up) = up.filter(|up| direction.dot(*up) != 0.0) {
-                // A ground unit moves in its plane: its speed towards another off the plane (a
-                // unit on a hill, a flyer) is its speed along the line's part in the plane, times
-                // that part's length. Limited out of the plane, it would be projected back into it
-                // faster than allowed. (Towards one level with it, the line is left to the bit.)
-                let in_plane = direction - up * direction.dot(up);
-                let along = length(in_plane);
-                if along < 1e-3 {
-                    // Straight above or below: moving in the plane cannot bring it nearer.
-                    return;
+            // A ground unit moves in its plane: its speed towards another off the plane (a unit
+            // on a hill, a flyer) is its speed along the line's part in the plane, times that
+            // part's length. Limited out of the plane, it would be projected back into it faster
+            // than allowed. (Towards one level with it, the line is left to the bit.)
+            let (direction, allowed) = match up {
+                Some(up) if direction.dot(up) != 0.0 => {
+                    let in_plane = across(direction, up);
+                    let along = length(in_plane);
+                    if along < 1e-3 {
+                        // Straight above or below: moving in the plane cannot bring it nearer.
+                        return;
+                    }
+                    (in_plane / along, allowed / along)
                 }
-                near.push((other.entity, in_plane / along, allowed / along));
-                return;
-            }
+                _ => (direction, allowed),
+            };
             near.push((other.entity, direction, allowed));
         });
         let kept = limit_approach(settled, near.iter().copied());

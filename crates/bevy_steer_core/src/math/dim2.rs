@@ -74,7 +74,7 @@ pub fn left_in_plane(heading: Vector, _up: Vector) -> Vector {
 }
 
 /// Unit vectors spread all round, for searches by direction: sixteen round the circle, from +X
-/// anticlockwise.
-pub fn all_round() -> impl Iterator<Item = Vector> {
+/// anticlockwise (`up`, a 3D ground unit's plane, is the 3D build's).
+pub fn all_round(_up: Option<Vector>) -> impl Iterator<Item = Vector> {
     (0..16).map(|k| Vector::from_angle(k as f32 * core::f32::consts::TAU / 16.0))
 }

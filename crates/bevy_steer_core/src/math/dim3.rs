@@ -87,14 +87,28 @@ pub fn left_in_plane(heading: Vector, up: Vector) -> Vector {
 }
 
 /// Unit vectors spread all round, for searches by direction: the 26 from a cube's centre through
-/// its faces, edges and corners, in a fixed order.
-pub fn all_round() -> impl Iterator<Item = Vector> {
-    (0..27).filter(|&k| k != 13).map(|k: i32| {
-        Vec3::new(
-            (k % 3 - 1) as f32,
-            (k / 3 % 3 - 1) as f32,
-            (k / 9 - 1) as f32,
-        )
-        .normalize()
-    })
+/// its faces, edges and corners, in a fixed order; with `up` (a unit vector: a ground unit's
+/// plane), sixteen round the plane at right angles to it.
+pub fn all_round(up: Option<Vector>) -> impl Iterator<Item = Vector> {
+    let cube = up.is_none().then(|| {
+        (0..27).filter(|&k| k != 13).map(|k: i32| {
+            Vec3::new(
+                (k % 3 - 1) as f32,
+                (k / 3 % 3 - 1) as f32,
+                (k / 9 - 1) as f32,
+            )
+            .normalize()
+        })
+    });
+    let plane = up.map(|up| {
+        let ahead = sideways(up, Vector::ZERO);
+        let left = left_in_plane(ahead, up);
+        (0..16).map(move |k| {
+            let (sin, cos) = (k as f32 * core::f32::consts::TAU / 16.0).sin_cos();
+            ahead * cos + left * sin
+        })
+    });
+    cube.into_iter()
+        .flatten()
+        .chain(plane.into_iter().flatten())
 }
