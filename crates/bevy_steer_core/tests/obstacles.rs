@@ -51,6 +51,60 @@ fn an_agent_driven_head_on_into_a_wall_gets_round_it() {
     assert!(problems(&app, agent).is_empty());
 }
 
+/// An agent too weak or heavy to turn aside from a wall in time brakes instead: it sees the wall
+/// while it can still stop (the look-ahead reaches its stopping distance) and leans out as far as
+/// stopping needs. Default agents seeking straight through a wall 300 long from 15 starts 200 in
+/// front, at three step rates and `MaxForce` 100 to 600, never cross it (with `MaxForce` 150 most
+/// went through before) and keep more than a third of their clearance (they may stop within half
+/// of it; a long step overshoots a little).
+#[test]
+fn an_agent_too_weak_to_turn_aside_in_time_brakes_short_of_a_wall() {
+    let mut nearest_of_all = f32::INFINITY;
+    for steps_per_second in [30.0, 64.0, 144.0] {
+        for max_force in [100.0, 150.0, 250.0, 600.0] {
+            for start in (0..15).map(|k| -140.0 + 20.0 * k as f32) {
+                let mut app = create_app(steps_per_second);
+                spawn_wall(&mut app, v(-150.0, 0.0), v(150.0, 0.0));
+                let target = v(start, 200.0);
+                let agent = spawn(
+                    &mut app,
+                    (
+                        at(start, -200.0),
+                        ground_unit(),
+                        MaxForce(max_force),
+                        Seek::new(target),
+                        AvoidObstacles::new(100.0, 12.0),
+                    ),
+                );
+                let mut nearest = f32::INFINITY;
+                let mut before = position(&app, agent);
+                for _ in 0..(steps_per_second as u32 * 40) {
+                    step(&mut app, 1);
+                    let here = position(&app, agent);
+                    let crossed = (before.y < 0.0) != (here.y < 0.0) && here.x.abs() < 150.0;
+                    assert!(
+                        !crossed,
+                        "{steps_per_second} Hz, MaxForce {max_force}, from x {start}: crossed the \
+                         wall from {before} to {here}"
+                    );
+                    nearest = nearest.min(-depth_inside(&mut app, here));
+                    before = here;
+                    if here.distance(target) < 10.0 {
+                        break;
+                    }
+                }
+                nearest_of_all = nearest_of_all.min(nearest);
+                assert!(
+                    nearest > 4.0,
+                    "{steps_per_second} Hz, MaxForce {max_force}, from x {start}: came within \
+                     {nearest} of the wall"
+                );
+            }
+        }
+    }
+    println!("nearest to the wall: {nearest_of_all}");
+}
+
 /// An agent spawned right on a wall's line (walls and spawn points on one grid), at rest or
 /// moving along the line, where the wall has no normal: it steps off to a side, rather than being
 /// pushed back and forth along the line.

@@ -935,3 +935,46 @@ fn queue_personal_space_holds_between_agents_at_different_heights() {
         );
     }
 }
+
+/// A ground unit between a wall and a sphere centred below its plane (within its clearance of
+/// the sphere in 3D, not of the sphere's cross-section in its plane), heading along the wall: the
+/// way out of the sphere's room straight through the wall is no way out, so the unit stays on its
+/// side (it was pushed through the wall within 12 steps). From a black-box test.
+#[test]
+fn a_ground_unit_between_a_wall_and_a_sphere_below_its_plane_stays_on_its_side_of_the_wall() {
+    let mut app = create_app();
+    let normal = Vec3::new(-0.962_042_3, 0.0, 0.272_900_5);
+    let centre = Vec3::new(-125.192_99, 0.0, 295.576);
+    app.world_mut()
+        .spawn(Obstacle::wall(centre, normal, Vec3::Y, 147.538_5, 400.0));
+    app.world_mut().spawn((
+        Obstacle::sphere(55.0),
+        Transform::from_xyz(-63.294, -30.0, 305.106),
+    ));
+    let unit = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(-107.816_34, 14.987_72, 310.454_47),
+            Velocity(Vec3::new(20.573_8, 0.0, 87.340_4)),
+            Planar::default(),
+            AvoidObstacles::default(),
+        ))
+        .id();
+    // The wall is 147.5 wide along its horizontal direction and 400 tall.
+    let along = normal.cross(Vec3::Y).normalize();
+    let side = |point: Vec3| (point - centre).dot(normal);
+    let mut before = position(&app, unit);
+    assert!(side(before) < 0.0);
+    for step in 0..240 {
+        app.update();
+        let here = position(&app, unit);
+        let crossed = side(before) < 0.0
+            && side(here) >= 0.0
+            && ((before + here) / 2.0 - centre).dot(along).abs() <= 147.538_5 / 2.0;
+        assert!(
+            !crossed,
+            "step {step}: through the wall, from {before} to {here}"
+        );
+        before = here;
+    }
+}

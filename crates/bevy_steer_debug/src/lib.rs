@@ -29,7 +29,7 @@ use bevy::prelude::*;
 use bevy_steer_core::behaviours::{
     AvoidObstacles, FollowPath, PathMode, Queue, SteeringBehaviour, Wander, WanderMethod,
 };
-use bevy_steer_core::components::{MaxSpeed, Steering, Velocity};
+use bevy_steer_core::components::{Mass, MaxForce, MaxSpeed, Steering, Velocity};
 use bevy_steer_core::math::{direction_or_zero, position_of, sideways};
 use bevy_steer_core::obstacles::ObstacleIndex;
 use bevy_steer_core::problems::BehaviourKind;
@@ -244,7 +244,14 @@ fn draw_behaviour_forces(
 /// about to touch outlined, and the point of contact.
 fn draw_look_aheads(
     mut gizmos: Gizmos<SteeringGizmos>,
-    agents: Query<(&AvoidObstacles, &Transform, &Velocity, &MaxSpeed)>,
+    agents: Query<(
+        &AvoidObstacles,
+        &Transform,
+        &Velocity,
+        &MaxSpeed,
+        &Mass,
+        &MaxForce,
+    )>,
     index: Option<Res<ObstacleIndex>>,
 ) {
     let config = gizmos.config_ext.clone();
@@ -252,16 +259,17 @@ fn draw_look_aheads(
         return;
     };
     let color = config.color(BehaviourKind::AVOID_OBSTACLES);
-    for (avoid, transform, velocity, max_speed) in &agents {
+    for (avoid, transform, velocity, max_speed, mass, max_force) in &agents {
         if !avoid.active() {
             continue;
         }
         let agent = boid(transform, velocity, max_speed);
-        let ahead = avoid.ahead(&agent);
+        let acceleration = AvoidObstacles::largest_acceleration(*mass, *max_force);
+        let ahead = avoid.ahead(&agent, acceleration);
         if agent.position.is_finite() && ahead.is_finite() {
             draw::line(&mut gizmos, agent.position, ahead, color.with_alpha(0.4));
         }
-        if let Some(threat) = avoid.threat(&agent, &index) {
+        if let Some(threat) = avoid.threat(&agent, &index, acceleration) {
             draw::outline(
                 &mut gizmos,
                 threat.obstacle.position,

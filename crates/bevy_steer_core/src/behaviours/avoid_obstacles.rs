@@ -6,7 +6,7 @@ use bevy::ecs::entity::EntityHashSet;
 use bevy::prelude::*;
 
 use super::weight_and_switch_builders;
-use crate::components::{MaxSpeed, Steering, Velocity};
+use crate::components::{Mass, MaxForce, MaxSpeed, Steering, Velocity};
 use crate::formulas::Boid;
 use crate::math::{
     Vector, all_round, direction_or_zero, left_in_plane, length, position_of, sideways,
@@ -202,6 +202,45 @@ fn clearance_at(index: &ObstacleIndex, point: Vector, room: f32) -> f32 {
     clearance
 }
 
+/// The share of its largest acceleration an agent plans to stop short of an obstacle with: the
+/// rest is left for the other behaviours' pull, which the force limit cuts from the same budget.
+const STOPPING_SHARE: f32 = 0.8;
+
+/// The share of an agent's acceleration that the push's own lean out along the normal, growing from
+/// none where the look-ahead first touches to as much as across at contact (`1 − along` times the
+/// push across), gives on average over the approach: `√2 − 1`, about 0.41.
+const USUAL_LEAN: f32 = core::f32::consts::SQRT_2 - 1.0;
+
+/// How far a push must lean out along an obstacle's outward normal, as a multiple of the push
+/// across it, for an agent closing in on it at `closing` along the normal, `distance` away along
+/// it, to stop short with [`STOPPING_SHARE`] of its largest `acceleration`: it needs
+/// `closing² / (2 · distance)` of deceleration, a share `need` of what it has. Up to
+/// [`USUAL_LEAN`] the push's usual lean gives that (zero); beyond, the push leans
+/// `excess / √(1 − excess²)`, where `excess` is how far `need` is on from there to all of it;
+/// infinite (straight out) once it needs all. Zero for an agent not closing in, or of unlimited
+/// acceleration.
+fn stopping_lean(closing: f32, distance: f32, acceleration: f32) -> f32 {
+    let need = if closing > 0.0 {
+        closing * closing / (2.0 * distance * STOPPING_SHARE * acceleration)
+    } else {
+        0.0
+    };
+    let excess = (need - USUAL_LEAN) / (1.0 - USUAL_LEAN);
+    if excess >= 1.0 {
+        f32::INFINITY
+    } else if excess > 0.0 {
+        excess / (1.0 - excess * excess).sqrt()
+    } else {
+        0.0
+    }
+}
+
+/// The distance an agent at `speed` needs to stop in with [`STOPPING_SHARE`] of its largest
+/// `acceleration` (zero for an unlimited one).
+fn stopping_distance(speed: f32, acceleration: f32) -> f32 {
+    speed * speed / (2.0 * STOPPING_SHARE * acceleration)
+}
+
 /// How many steps [`exit_distance`] takes along a direction before it gives up.
 const EXIT_STEPS: usize = 24;
 
@@ -211,10 +250,28 @@ fn least_exit_step(room: f32) -> f32 {
     room.max(1.0) * 0.05
 }
 
+/// Whether the move from `from` by `step` runs into an obstacle that `from` is more than `least`
+/// from: through a wall, say, which no way out may take (within `least` of a face counts).
+fn runs_into(index: &ObstacleIndex, from: Vector, step: Vector, least: f32) -> bool {
+    let to = from + step;
+    let mut blocked = false;
+    index.for_each_near(from.min(to) - least, from.max(to) + least, |obstacle| {
+        blocked = blocked
+            || (obstacle.shape.signed_distance(obstacle.position, from) > least
+                && obstacle
+                    .shape
+                    .first_contact(obstacle.position, from, step, least)
+                    .is_some());
+    });
+    blocked
+}
+
 /// How far an agent keeping `room` at `point` goes along `direction` (a unit vector) to be clear
 /// of every obstacle, to within [`least_exit_step`]; `f32::INFINITY` at `most`
-/// or beyond, or after [`EXIT_STEPS`] steps. Each step is as long as the agent is deep in the
-/// obstacles where it stands (no way out of an obstacle is shorter), so none steps past a way out.
+/// or beyond, after [`EXIT_STEPS`] steps, or where the way runs into an obstacle it was not in
+/// (through a wall to its far side is no way out). Each step is as long as the agent is deep in
+/// the obstacles where it stands (no way out of an obstacle is shorter), so none steps past a way
+/// out.
 fn exit_distance(
     index: &ObstacleIndex,
     point: Vector,
@@ -225,11 +282,16 @@ fn exit_distance(
     let least_step = least_exit_step(room);
     let mut travelled = 0.0;
     for _ in 0..EXIT_STEPS {
-        let depth = room - clearance_at(index, point + direction * travelled, room);
+        let here = point + direction * travelled;
+        let depth = room - clearance_at(index, here, room);
         if depth <= 0.0 {
             return travelled;
         }
-        travelled += depth.max(least_step);
+        let step = depth.max(least_step);
+        if runs_into(index, here, direction * step, least_step) {
+            break;
+        }
+        travelled += step;
         if travelled >= most {
             break;
         }
@@ -387,10 +449,30 @@ impl AvoidObstacles {
         }
     }
 
-    /// How far from the agent an obstacle can matter: the look-ahead at full speed and the
-    /// clearance (zero for values that are negative or not finite).
-    pub fn reach(&self) -> f32 {
-        self.full_look_ahead() + self.room()
+    /// An agent's largest acceleration, `MaxForce / Mass`, as [`ahead`](Self::ahead),
+    /// [`threat`](Self::threat) and [`force_in`](Self::force_in) take it: infinite (no stopping
+    /// to plan for) for a mass that ignores forces, or no force at all.
+    pub fn largest_acceleration(mass: Mass, max_force: MaxForce) -> f32 {
+        let acceleration = max_force.effective() / mass.0;
+        if mass.is_valid() && acceleration > 0.0 {
+            acceleration
+        } else {
+            f32::INFINITY
+        }
+    }
+
+    /// How far from an agent with this `max_speed` and largest `acceleration` an obstacle can
+    /// matter: its look-ahead at full speed (see [`ahead`](Self::ahead)) and the clearance (zero
+    /// for values that are negative or not finite).
+    pub fn reach(&self, max_speed: f32, acceleration: f32) -> f32 {
+        let top_speed = if max_speed > 0.0 && max_speed.is_finite() {
+            max_speed
+        } else {
+            0.0
+        };
+        self.full_look_ahead()
+            .max(stopping_distance(top_speed, acceleration))
+            + self.room()
     }
 
     /// The look-ahead at full speed when it is a finite number that is not negative, else zero.
@@ -403,8 +485,12 @@ impl AvoidObstacles {
     }
 
     /// The end of the agent's look-ahead: `look_ahead` along the velocity at full speed, less when
-    /// slower; the agent's position when it stands still.
-    pub fn ahead(&self, agent: &Boid) -> Vector {
+    /// slower, but never shorter than the distance the agent needs to stop in with most (80 %) of
+    /// its largest `acceleration` (`MaxForce / Mass`; see
+    /// [`largest_acceleration`](Self::largest_acceleration)), at its speed up to `MaxSpeed`, so
+    /// that a heavy or weak agent sees an obstacle while it can still stop short of it; the
+    /// agent's position when it stands still.
+    pub fn ahead(&self, agent: &Boid, acceleration: f32) -> Vector {
         let speed = length(agent.velocity);
         if !(speed > 0.0 && speed.is_finite()) {
             return agent.position;
@@ -415,23 +501,42 @@ impl AvoidObstacles {
         } else {
             self.full_look_ahead() / speed
         };
-        agent.position + agent.velocity * per_speed
+        let stopping = stopping_distance(speed.min(agent.max_speed.max(0.0)), acceleration);
+        if stopping > per_speed * speed {
+            agent.position + agent.velocity * (stopping / speed)
+        } else {
+            agent.position + agent.velocity * per_speed
+        }
     }
 
-    /// The obstacle the agent would touch first: one it is already within `clearance` of (the
-    /// deepest), else the first the look-ahead touches, in the index's order on a tie.
-    pub fn threat(&self, agent: &Boid, index: &ObstacleIndex) -> Option<Threat> {
+    /// The obstacle the agent (of largest `acceleration`, as [`ahead`](Self::ahead) takes it)
+    /// would touch first: one it is already within `clearance` of (the deepest), else the first
+    /// the look-ahead touches, in the index's order on a tie.
+    pub fn threat(&self, agent: &Boid, index: &ObstacleIndex, acceleration: f32) -> Option<Threat> {
+        let (inside, ahead) = self.threats(agent, index, acceleration);
+        inside.or(ahead)
+    }
+
+    /// The obstacle the agent is deepest within `clearance` of, and, of the others, the first its
+    /// look-ahead touches (each in the index's order on a tie).
+    fn threats(
+        &self,
+        agent: &Boid,
+        index: &ObstacleIndex,
+        acceleration: f32,
+    ) -> (Option<Threat>, Option<Threat>) {
         if !(agent.position.is_finite() && agent.velocity.is_finite()) {
-            return None;
+            return (None, None);
         }
         let room = self.room();
-        let ahead = self.ahead(agent);
+        let ahead = self.ahead(agent, acceleration);
         let reach = ahead - agent.position;
         let (low, high) = (
             agent.position.min(ahead) - room,
             agent.position.max(ahead) + room,
         );
-        let mut threat: Option<(Threat, f32)> = None;
+        let mut inside: Option<(Threat, f32)> = None;
+        let mut first_ahead: Option<Threat> = None;
         index.for_each_near(low, high, |obstacle| {
             // Most candidates are missed: the cheap contact test first.
             let Some(along) =
@@ -447,30 +552,30 @@ impl AvoidObstacles {
                     .shape
                     .signed_distance(obstacle.position, agent.position);
                 let depth = here - room;
-                if threat.is_none_or(|(best, rank)| best.along > 0.0 || depth < rank) {
+                if inside.is_none_or(|(_, deepest)| depth < deepest) {
                     let found = Threat {
                         obstacle: *obstacle,
                         point: agent.position,
                         along: 0.0,
                     };
-                    threat = Some((found, depth));
+                    inside = Some((found, depth));
                 }
-            } else if threat.is_none_or(|(best, _)| along < best.along) {
-                let found = Threat {
+            } else if first_ahead.is_none_or(|first| along < first.along) {
+                first_ahead = Some(Threat {
                     obstacle: *obstacle,
                     point: agent.position + reach * along,
                     along,
-                };
-                threat = Some((found, 0.0));
+                });
             }
         });
-        threat.map(|(threat, _)| threat)
+        (inside.map(|(threat, _)| threat), first_ahead)
     }
 
     /// The unweighted avoidance force on `agent` from the obstacles in `index`: zero when nothing
-    /// is in the way.
+    /// is in the way. For an agent of unlimited force: see [`force_in`](Self::force_in) for the
+    /// stopping an agent of limited force plans.
     pub fn force(&self, agent: &Boid, index: &ObstacleIndex) -> Vector {
-        self.force_in(agent, index, None)
+        self.force_in(agent, index, None, f32::INFINITY)
     }
 
     /// [`force`](Self::force) on an agent kept to the plane at right angles to `up` (a unit
@@ -478,10 +583,57 @@ impl AvoidObstacles {
     /// a ground unit pushed out along an obstacle's normal in its plane, turning to a side in its
     /// plane, found free by probes in its plane, so that it goes round an obstacle rather than
     /// being sent over or under it (which its plane would then take away).
-    pub fn force_in(&self, agent: &Boid, index: &ObstacleIndex, up: Option<Vector>) -> Vector {
-        let Some(threat) = self.threat(agent, index) else {
-            return Vector::ZERO;
-        };
+    ///
+    /// `acceleration` is the most the agent's velocity can change in a second, `MaxForce / Mass`
+    /// ([`largest_acceleration`](Self::largest_acceleration); `f32::INFINITY` for no limit): the
+    /// look-ahead reaches at least as far as the agent needs to stop in (see
+    /// [`ahead`](Self::ahead)), and the push leans out along the normal at least as far as
+    /// stopping short of the obstacle needs with most of it, so that an agent too weak to turn
+    /// aside in time brakes instead of running into (or through) the obstacle.
+    pub fn force_in(
+        &self,
+        agent: &Boid,
+        index: &ObstacleIndex,
+        up: Option<Vector>,
+        acceleration: f32,
+    ) -> Vector {
+        // An agent may stop within half its room of an obstacle ahead (else one hugging a face,
+        // the contact a hair away, would be sent straight out at the least closing speed).
+        let push = |threat, allowance| self.push(agent, index, up, acceleration, threat, allowance);
+        match self.threats(agent, index, acceleration) {
+            // Out of an obstacle the agent is already too near and, when it moves at half its top
+            // speed or more or must already brake for it, round the next one ahead, which the way
+            // out must not run it into (sliding along a wall into a box, say): short of that one's
+            // room, since the way out takes part of the force. Not where the two pushes oppose
+            // each other (a slot between the two narrower than the room), which would hold the
+            // agent there.
+            (Some(inside), ahead) => {
+                let (out, _) = push(inside, 0.0);
+                let moving_on = length(agent.velocity) >= agent.max_speed * 0.5;
+                match ahead.map(|ahead| push(ahead, 0.0)) {
+                    Some((round, braking)) if (braking || moving_on) && round.dot(out) >= 0.0 => {
+                        out + round
+                    }
+                    _ => out,
+                }
+            }
+            (None, Some(ahead)) => push(ahead, self.room() * 0.5).0,
+            (None, None) => Vector::ZERO,
+        }
+    }
+
+    /// The push (and brake) away from `threat`, as [`force_in`](Self::force_in) describes, and
+    /// whether it leans out further than usual to stop short of the obstacle, within `allowance`
+    /// of the room.
+    fn push(
+        &self,
+        agent: &Boid,
+        index: &ObstacleIndex,
+        up: Option<Vector>,
+        acceleration: f32,
+        threat: Threat,
+        allowance: f32,
+    ) -> (Vector, bool) {
         // A ground unit's view of a vector: its part in the plane. A free agent's (every agent in
         // 2D) is the vector itself, untouched to the bit.
         let in_plane = |vector: Vector| up.map_or(vector, |up| vector - up * vector.dot(up));
@@ -504,6 +656,22 @@ impl AvoidObstacles {
         if threat.along == 0.0 {
             // Inside obstacles that overlap, the normals' sum can lead out of one into another.
             normal = shortest_way_out(index, threat.point, normal, up, self.room());
+            // Where that way (in a pocket narrower than the room, along the face) does not take
+            // the agent off the obstacle it is deepest near as fast as it closes in on it, out of
+            // that one first, as far as stopping short of its surface needs.
+            let own = direction_or_zero(in_plane(shape.outward_normal(position, threat.point)));
+            let lean = stopping_lean(
+                -in_plane(agent.velocity).dot(own),
+                shape.signed_distance(position, threat.point).max(0.0),
+                acceleration,
+            );
+            if lean > 0.0 && own != Vector::ZERO {
+                normal = if lean.is_finite() {
+                    direction_or_zero(normal + own * lean)
+                } else {
+                    own
+                };
+            }
         }
         // Turn aside, to the side with the shorter way round (the normal's own side on a tie, then
         // the left), so that the agent slides along a wall instead of stopping in front of it;
@@ -561,13 +729,29 @@ impl AvoidObstacles {
                 core::cmp::Ordering::Equal => left,
             }
         };
-        // Mostly aside while the contact is far ahead, back out as well as it nears.
-        let push = direction_or_zero(side + normal * (1.0 - threat.along))
-            .try_normalize()
-            .unwrap_or(normal)
-            * self.strength;
+        // Mostly aside while the contact is far ahead, back out as well as it nears, and as far as
+        // stopping short of it needs.
+        // The contact is `to_contact` along the velocity, so as far along the normal as the agent
+        // closes in on it over that way.
+        let velocity = in_plane(agent.velocity);
+        let closing = -velocity.dot(normal);
+        let to_contact =
+            length(in_plane(self.ahead(agent, acceleration) - agent.position)) * threat.along;
+        let stopping = stopping_lean(
+            closing,
+            to_contact * closing / length(velocity) + allowance,
+            acceleration,
+        );
+        let out = (1.0 - threat.along).max(stopping);
+        let push = if out.is_finite() {
+            direction_or_zero(side + normal * out)
+                .try_normalize()
+                .unwrap_or(normal)
+        } else {
+            normal
+        } * self.strength;
         let brake = -heading * (self.strength * self.braking * (1.0 - threat.along));
-        push + brake
+        (push + brake, stopping > 0.0)
     }
 }
 
@@ -576,6 +760,7 @@ pub fn apply_avoid_obstacles(
     index: Res<ObstacleIndex>,
     mut agents: BehaviourAgents<AvoidObstacles>,
     planes: Query<PlaneColumn>,
+    limits: Query<(&Mass, &MaxForce)>,
     mut logged_not_dense: Local<bool>,
 ) {
     step_agents(
@@ -586,7 +771,12 @@ pub fn apply_avoid_obstacles(
         AvoidObstacles::active,
         |avoid, agent, entity, _: &mut ()| {
             let up = plane_up_of(&planes, entity);
-            Ok(avoid.force_in(agent, &index, up) * avoid.weight)
+            let acceleration = limits
+                .get(entity)
+                .map_or(f32::INFINITY, |(mass, max_force)| {
+                    AvoidObstacles::largest_acceleration(*mass, *max_force)
+                });
+            Ok(avoid.force_in(agent, &index, up, acceleration) * avoid.weight)
         },
         |_, _, _| {},
     );
@@ -599,15 +789,17 @@ fn avoid_obstacles_forces(world: &mut World, forces: &mut Vec<(Vector, Vector)>)
         &Transform,
         &Velocity,
         &MaxSpeed,
+        (&Mass, &MaxForce),
         PlaneColumn,
     )>();
     let Some(index) = world.get_resource::<ObstacleIndex>() else {
         return;
     };
-    for (avoid, transform, velocity, max_speed, planar) in agents.iter(world) {
+    for (avoid, transform, velocity, max_speed, (mass, max_force), planar) in agents.iter(world) {
         if avoid.active() {
             let agent = boid(transform, velocity, max_speed);
-            let force = avoid.force_in(&agent, index, plane_up(planar));
+            let acceleration = AvoidObstacles::largest_acceleration(*mass, *max_force);
+            let force = avoid.force_in(&agent, index, plane_up(planar), acceleration);
             forces.push((agent.position, force * avoid.weight));
         }
     }
@@ -622,7 +814,7 @@ fn avoid_obstacles_forces(world: &mut World, forces: &mut Vec<(Vector, Vector)>)
 pub fn rebuild_obstacle_index(
     mut index: ResMut<ObstacleIndex>,
     obstacles: Query<(Entity, &Obstacle, &Transform)>,
-    avoiders: Query<(&Transform, &AvoidObstacles)>,
+    avoiders: Query<(&Transform, &AvoidObstacles, &MaxSpeed, &Mass, &MaxForce)>,
     mut warned: Local<EntityHashSet>,
 ) {
     // No obstacles (most scenes without them): no pass over the agents either.
@@ -631,10 +823,11 @@ pub fn rebuild_obstacle_index(
     }
     let reachable = avoiders
         .iter()
-        .filter(|(transform, avoid)| avoid.active() && transform.translation.is_finite())
-        .map(|(transform, avoid)| {
+        .filter(|(transform, avoid, ..)| avoid.active() && transform.translation.is_finite())
+        .map(|(transform, avoid, max_speed, mass, max_force)| {
             let position = position_of(transform);
-            (position, position, avoid.reach())
+            let acceleration = AvoidObstacles::largest_acceleration(*mass, *max_force);
+            (position, position, avoid.reach(max_speed.0, acceleration))
         })
         .reduce(|(low, high, reach), (l, h, r)| (low.min(l), high.max(h), reach.max(r)))
         .map(|(low, high, reach)| (low - reach, high + reach));
@@ -759,13 +952,13 @@ mod tests {
         // At full speed the look-ahead (100, clearance 12) reaches the circle's edge at 70.
         assert!(
             avoid
-                .threat(&agent(Vector::ZERO, v(100.0, 0.0)), &index)
+                .threat(&agent(Vector::ZERO, v(100.0, 0.0)), &index, f32::INFINITY)
                 .is_some()
         );
         // At half speed it ends at 50, short of 70 - 12.
         assert!(
             avoid
-                .threat(&agent(Vector::ZERO, v(50.0, 0.0)), &index)
+                .threat(&agent(Vector::ZERO, v(50.0, 0.0)), &index, f32::INFINITY)
                 .is_none()
         );
     }
@@ -777,7 +970,7 @@ mod tests {
         let index = index_of(&[(v(50.0, -100.0), wall)]);
         let avoid = AvoidObstacles::default();
         let boid = agent(Vector::ZERO, v(100.0, 0.0));
-        let threat = avoid.threat(&boid, &index).unwrap();
+        let threat = avoid.threat(&boid, &index, f32::INFINITY).unwrap();
         // Nine points 100 / 9 apart (at most the clearance, 12): the fourth, at 44.4, is within 12
         // of the wall at 50.
         assert!((threat.along - 4.0 / 9.0).abs() < 1e-6, "{threat:?}");
@@ -811,7 +1004,7 @@ mod tests {
         let index = index_of(&[(Vector::ZERO, ObstacleShape::Circle { radius: 50.0 })]);
         let avoid = AvoidObstacles::default();
         let inside = agent(v(0.0, 40.0), v(100.0, 0.0));
-        let threat = avoid.threat(&inside, &index).unwrap();
+        let threat = avoid.threat(&inside, &index, f32::INFINITY).unwrap();
         assert_eq!(threat.along, 0.0);
         let force = avoid.force(&inside, &index);
         assert!(force.y > 0.0, "out through the top: {force}");
