@@ -30,7 +30,8 @@ use crate::schedule::SteeringSystems;
 /// (never over or under it), and [`FaceVelocity`](crate::facing::FaceVelocity) turns it about `up`
 /// only.
 ///
-/// An `up` that is not a unit vector (reflection or `Dir3::new_unchecked` can make one) counts as
+/// An `up` that is not a unit vector (reflection can make one, or `Dir3::new_unchecked` in a release
+/// build: in a debug build Bevy's own check panics first) counts as
 /// +Y, and [`Problem::InvalidUp`] is logged once.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
 #[reflect(Component, Default, Debug, PartialEq, Clone)]

@@ -70,8 +70,9 @@ pub enum Problem {
     /// The behaviour's target entity is the agent itself (a leader following itself, say): the
     /// behaviour adds no force while it stays so.
     TargetIsItself(BehaviourKind),
-    /// [`Planar::up`](crate::planar::Planar::up) is not a unit vector (only reflection or
-    /// `Dir3::new_unchecked` can make it so): the agent keeps to the plane normal to +Y.
+    /// [`Planar::up`](crate::planar::Planar::up) is not a unit vector (only reflection, or
+    /// `Dir3::new_unchecked` in a release build, can make it so): the agent keeps to the plane
+    /// normal to +Y.
     #[cfg(feature = "3d")]
     InvalidUp,
 }
