@@ -99,6 +99,13 @@ impl MaxForce {
     pub fn effective(self) -> f32 {
         effective_limit(self.0)
     }
+
+    /// The largest acceleration this force gives an agent of `mass`: the
+    /// [`effective`](Self::effective) limit over the mass; `None` for a mass that ignores forces
+    /// (see [`Mass::is_valid`]).
+    pub fn acceleration(self, mass: Mass) -> Option<f32> {
+        mass.is_valid().then(|| self.effective() / mass.0)
+    }
 }
 
 /// The steering force accumulated during the current step.

@@ -545,3 +545,50 @@ fn how_often_a_seeker_gets_round_a_wall_of_each_length() {
     }
     assert_eq!(counts, [15, 15, 15, 15, 15, 15, 13, 15, 8, 13, 8, 13]);
 }
+
+/// The README's figures for an agent held against a long box face: how long default agents (top
+/// speed 180) take to get round a box 300 long and 20 deep to a point 200 behind it, from 9 starts
+/// 200 in front, at 64 and 144 steps a second, with `MaxForce` 150 to 600 (a minute at most), and
+/// that none comes within its clearance of the box. Ignored (70 s): run with
+/// `cargo test -p bevy_steer_core --test integration long_box -- --ignored --nocapture`.
+#[cfg(feature = "2d")]
+#[test]
+#[ignore = "measures the README's figures for a long box face (70 s)"]
+fn how_long_a_seeker_takes_round_a_long_box() {
+    for steps_per_second in [64.0, 144.0] {
+        for max_force in [150.0, 250.0, 400.0, 600.0] {
+            let mut times = Vec::new();
+            let mut nearest = f32::INFINITY;
+            for start in (0..9).map(|k| -120.0 + 30.0 * k as f32) {
+                let mut app = create_app(steps_per_second);
+                app.world_mut()
+                    .spawn((Obstacle::rectangle(v(300.0, 20.0)), Transform::default()));
+                let target = v(0.0, 200.0);
+                let agent = spawn(
+                    &mut app,
+                    (
+                        at(start, -200.0),
+                        MaxForce(max_force),
+                        Seek::new(target),
+                        AvoidObstacles::new(100.0, 12.0),
+                    ),
+                );
+                for number in 1..=(steps_per_second as u32 * 60) {
+                    step(&mut app, 1);
+                    let here = position(&app, agent);
+                    nearest = nearest.min(-depth_inside(&mut app, here));
+                    if here.distance(target) < 10.0 {
+                        times.push(number as f64 / steps_per_second);
+                        break;
+                    }
+                }
+            }
+            println!(
+                "{steps_per_second} Hz, MaxForce {max_force}: {} of 9 round, in {times:.1?} s; \
+                 nearest {nearest:.2}",
+                times.len()
+            );
+            assert!(nearest > 11.0, "came within {nearest} of the box");
+        }
+    }
+}

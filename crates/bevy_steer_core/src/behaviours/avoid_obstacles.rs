@@ -6,7 +6,7 @@ use bevy::ecs::entity::EntityHashSet;
 use bevy::prelude::*;
 
 use super::weight_and_switch_builders;
-use crate::components::{Mass, MaxForce, MaxSpeed, Steering, Velocity};
+use crate::components::{Mass, MaxForce, MaxSpeed, Steering, Velocity, effective_limit};
 use crate::formulas::Boid;
 use crate::math::{
     Vector, all_round, direction_or_zero, left_in_plane, length, position_of, sideways,
@@ -241,6 +241,12 @@ fn stopping_distance(speed: f32, acceleration: f32) -> f32 {
     speed * speed / (2.0 * STOPPING_SHARE * acceleration)
 }
 
+/// Whether an agent moving at `velocity` goes at half its `max_speed` or more: it then slides on the
+/// way it goes along a long face, and brakes for the next obstacle ahead while too near another.
+fn moving_on(velocity: Vector, max_speed: f32) -> bool {
+    length(velocity) >= max_speed * 0.5
+}
+
 /// How many steps [`exit_distance`] takes along a direction before it gives up.
 const EXIT_STEPS: usize = 24;
 
@@ -442,34 +448,24 @@ impl AvoidObstacles {
 
     /// The clearance when it is a finite number that is not negative, else zero.
     fn room(&self) -> f32 {
-        if self.clearance >= 0.0 && self.clearance.is_finite() {
-            self.clearance
-        } else {
-            0.0
-        }
+        effective_limit(self.clearance)
     }
 
     /// An agent's largest acceleration, `MaxForce / Mass`, as [`ahead`](Self::ahead),
     /// [`threat`](Self::threat) and [`force_in`](Self::force_in) take it: infinite (no stopping
     /// to plan for) for a mass that ignores forces, or no force at all.
     pub fn largest_acceleration(mass: Mass, max_force: MaxForce) -> f32 {
-        let acceleration = max_force.effective() / mass.0;
-        if mass.is_valid() && acceleration > 0.0 {
-            acceleration
-        } else {
-            f32::INFINITY
-        }
+        max_force
+            .acceleration(mass)
+            .filter(|&acceleration| acceleration > 0.0)
+            .unwrap_or(f32::INFINITY)
     }
 
     /// How far from an agent with this `max_speed` and largest `acceleration` an obstacle can
     /// matter: its look-ahead at full speed (see [`ahead`](Self::ahead)) and the clearance (zero
     /// for values that are negative or not finite).
     pub fn reach(&self, max_speed: f32, acceleration: f32) -> f32 {
-        let top_speed = if max_speed > 0.0 && max_speed.is_finite() {
-            max_speed
-        } else {
-            0.0
-        };
+        let top_speed = effective_limit(max_speed);
         self.full_look_ahead()
             .max(stopping_distance(top_speed, acceleration))
             + self.room()
@@ -477,11 +473,7 @@ impl AvoidObstacles {
 
     /// The look-ahead at full speed when it is a finite number that is not negative, else zero.
     fn full_look_ahead(&self) -> f32 {
-        if self.look_ahead >= 0.0 && self.look_ahead.is_finite() {
-            self.look_ahead
-        } else {
-            0.0
-        }
+        effective_limit(self.look_ahead)
     }
 
     /// The end of the agent's look-ahead: `look_ahead` along the velocity at full speed, less when
@@ -609,7 +601,7 @@ impl AvoidObstacles {
             // agent there.
             (Some(inside), ahead) => {
                 let (out, _) = push(inside, 0.0);
-                let moving_on = length(agent.velocity) >= agent.max_speed * 0.5;
+                let moving_on = moving_on(agent.velocity, agent.max_speed);
                 match ahead.map(|ahead| push(ahead, 0.0)) {
                     Some((round, braking)) if (braking || moving_on) && round.dot(out) >= 0.0 => {
                         out + round
@@ -707,7 +699,7 @@ impl AvoidObstacles {
         let slide = if threat.along == 0.0 || along_face == Vector::ZERO || to_left != to_right {
             None
         } else {
-            let moving_on = length(in_plane(agent.velocity)) >= agent.max_speed * 0.5;
+            let moving_on = moving_on(in_plane(agent.velocity), agent.max_speed);
             slide_along_face(
                 index,
                 (position, shape),

@@ -362,11 +362,7 @@ pub fn apply_queue<M: Component>(
             velocity.0
         };
         // How fast the agent can brake (none for a mass that ignores forces).
-        let stopping = if mass.is_valid() {
-            max_force.effective() / mass.0
-        } else {
-            0.0
-        };
+        let stopping = max_force.acceleration(*mass).unwrap_or(0.0);
         let heading = direction_or_zero(moving);
         let ahead = position + heading * queue.ahead_distance;
         // The agent ahead: the one nearest the look-ahead point among those in front, within
