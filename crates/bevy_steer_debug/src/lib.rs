@@ -5,8 +5,9 @@
 //!
 //! Add [`SteeringDebugPlugin`] and switch the drawing on and off through the [`SteeringGizmos`]
 //! config group; when it is off, the drawing systems do not run at all. It draws with Bevy's
-//! gizmos, whose assets `DefaultPlugins` sets up: in a headless app with `MinimalPlugins` only, add
-//! `AssetPlugin::default()` and `app.init_asset::<GizmoAsset>()` as well, or leave it out.
+//! gizmos, whose assets `DefaultPlugins` sets up. Without them (a headless app with
+//! `MinimalPlugins` only) it draws nothing and says so once, when the app is finished
+//! (`App::finish`, which `App::run` calls): the [`SteeringGizmos`] group is then not registered.
 //!
 //! ```no_run
 //! use bevy::prelude::*;
@@ -141,19 +142,51 @@ pub struct SteeringDebugPlugin;
 
 impl Plugin for SteeringDebugPlugin {
     fn build(&self, app: &mut App) {
-        app.init_gizmo_group::<SteeringGizmos>().add_systems(
-            Update,
-            (
-                draw_velocities,
-                draw_behaviour_forces,
-                draw_wander_circles,
-                draw_look_aheads,
-                draw_queue_brakes,
-                draw_paths,
-            )
-                .run_if(steering_gizmos_enabled),
-        );
+        // Usually Bevy's gizmos are set up by now (`DefaultPlugins` added first); else the
+        // drawing waits for `finish`, when every plugin is.
+        if gizmos_set_up(app) {
+            draw_steering_gizmos(app);
+        }
     }
+
+    fn finish(&self, app: &mut App) {
+        if app
+            .world()
+            .contains_resource::<bevy::gizmos::gizmos::GizmoStorage<SteeringGizmos, ()>>()
+        {
+            return;
+        }
+        if gizmos_set_up(app) {
+            draw_steering_gizmos(app);
+        } else {
+            // Bevy's gizmo systems would fail on every update without their assets.
+            warn!(
+                "SteeringDebugPlugin: Bevy's gizmos are not set up (no `GizmoPlugin`, which \
+                 `DefaultPlugins` adds): steering gizmos are not drawn"
+            );
+        }
+    }
+}
+
+/// Whether Bevy's gizmo assets, which its gizmo systems write to, are in `app`.
+fn gizmos_set_up(app: &App) -> bool {
+    app.world().contains_resource::<Assets<GizmoAsset>>()
+}
+
+/// Registers the [`SteeringGizmos`] group and the systems that draw with it.
+fn draw_steering_gizmos(app: &mut App) {
+    app.init_gizmo_group::<SteeringGizmos>().add_systems(
+        Update,
+        (
+            draw_velocities,
+            draw_behaviour_forces,
+            draw_wander_circles,
+            draw_look_aheads,
+            draw_queue_brakes,
+            draw_paths,
+        )
+            .run_if(steering_gizmos_enabled),
+    );
 }
 
 /// Whether the [`SteeringGizmos`] group is enabled: the drawing systems' run condition.
@@ -413,6 +446,41 @@ pub mod prelude {
 mod tests {
     use super::*;
     use bevy_steer_core::behaviours::Path;
+
+    /// An app with the steering, the debug drawing and one agent, `gizmo_assets` added after the
+    /// debug plugin or not, finished, after a few updates.
+    fn app_with_debug_drawing(gizmo_assets: bool) -> App {
+        let mut app = App::new();
+        app.add_plugins((
+            MinimalPlugins,
+            bevy_steer_core::SteeringPlugin::default(),
+            SteeringDebugPlugin,
+        ));
+        if gizmo_assets {
+            app.add_plugins(bevy::asset::AssetPlugin::default())
+                .init_asset::<GizmoAsset>();
+        }
+        app.finish();
+        app.cleanup();
+        app.world_mut().spawn(Steering::default());
+        for _ in 0..3 {
+            app.update();
+        }
+        app
+    }
+
+    #[test]
+    fn without_bevy_s_gizmos_nothing_is_drawn_and_nothing_panics() {
+        let app = app_with_debug_drawing(false);
+        assert!(!app.world().contains_resource::<GizmoConfigStore>());
+    }
+
+    #[test]
+    fn gizmos_set_up_after_the_debug_plugin_are_drawn_with() {
+        let app = app_with_debug_drawing(true);
+        let store = app.world().resource::<GizmoConfigStore>();
+        assert!(store.config::<SteeringGizmos>().0.enabled);
+    }
 
     #[test]
     fn behaviours_of_your_own_get_colours_of_their_own_on_every_run() {
