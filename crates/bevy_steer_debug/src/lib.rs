@@ -457,7 +457,7 @@ mod tests {
             SteeringDebugPlugin,
         ));
         if gizmo_assets {
-            app.add_plugins(bevy::asset::AssetPlugin::default())
+            app.add_plugins(AssetPlugin::default())
                 .init_asset::<GizmoAsset>();
         }
         app.finish();
