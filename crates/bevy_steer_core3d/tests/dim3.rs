@@ -978,3 +978,65 @@ fn a_ground_unit_between_a_wall_and_a_sphere_below_its_plane_stays_on_its_side_o
         before = here;
     }
 }
+
+/// A ground unit with up +X wandering in the wedge between a wall (a rotated box of no thickness)
+/// and a sphere whose centre is off its plane, or on it: it brakes for the sphere while near the
+/// wall, each stop planned along the obstacle's own normal in its plane, and its centre never
+/// gets inside either (it went 1.8 inside the sphere before). From a black-box test.
+#[test]
+fn a_ground_unit_in_the_wedge_between_a_wall_and_a_sphere_stays_out_of_both() {
+    // The unit's plane is x = 10.04: the sphere's centre 10 off it, or on it.
+    for (seed, off_plane) in [(1, 10.040_4), (2, 10.040_4), (1, 0.0), (3, 0.0)] {
+        let step = Duration::from_secs_f64(1.0 / STEPS_PER_SECOND);
+        let mut app = App::new();
+        app.add_plugins((MinimalPlugins, SteeringPlugin::default().with_seed(seed)))
+            .insert_resource(Time::<Fixed>::from_duration(step))
+            .insert_resource(TimeUpdateStrategy::ManualDuration(step));
+        let obstacles = [
+            (
+                Obstacle {
+                    shape: ObstacleShape::RotatedBox {
+                        half_size: Vec3::new(76.628_7, 200.0, 0.0),
+                        rotation: Quat::from_xyzw(
+                            0.631_099_2,
+                            0.631_099_2,
+                            -0.318_926_1,
+                            0.318_926_1,
+                        ),
+                    },
+                },
+                Vec3::new(0.0, -146.357, -340.423),
+            ),
+            (
+                Obstacle::sphere(49.889_78),
+                Vec3::new(10.040_4 - off_plane, -234.543, -280.659),
+            ),
+        ];
+        for (obstacle, at) in &obstacles {
+            app.world_mut()
+                .spawn((obstacle.clone(), Transform::from_translation(*at)));
+        }
+        let unit = app
+            .world_mut()
+            .spawn((
+                Transform::from_xyz(10.040_4, -173.039_5, -325.503_75),
+                Velocity(Vec3::new(0.0, -80.023_1, 131.554_5)),
+                Planar::new(Dir3::X),
+                AvoidObstacles::default(),
+                Wander::default(),
+            ))
+            .id();
+        let mut deepest = f32::NEG_INFINITY;
+        for _ in 0..200 {
+            app.update();
+            let here = position(&app, unit);
+            for (obstacle, at) in &obstacles {
+                deepest = deepest.max(-obstacle.shape.signed_distance(*at, here));
+            }
+        }
+        assert!(
+            deepest <= 0.0,
+            "seed {seed}, sphere {off_plane} off the plane: the centre went {deepest} inside"
+        );
+    }
+}

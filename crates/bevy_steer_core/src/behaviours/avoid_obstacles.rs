@@ -247,6 +247,12 @@ fn moving_on(velocity: Vector, max_speed: f32) -> bool {
     length(velocity) >= max_speed * 0.5
 }
 
+/// A ground unit's view of `vector` (kept to the plane at right angles to `up`): its part in the
+/// plane. A free agent's (every agent in 2D) is the vector itself, untouched to the bit.
+fn in_plane(vector: Vector, up: Option<Vector>) -> Vector {
+    up.map_or(vector, |up| vector - up * vector.dot(up))
+}
+
 /// How many steps [`exit_distance`] takes along a direction before it gives up.
 const EXIT_STEPS: usize = 24;
 
@@ -358,7 +364,9 @@ fn shortest_way_out(
 ///   a very long wall's end: give it a path);
 /// - gets an agent that is already within `clearance` of an obstacle (spawned inside one, or pushed
 ///   in by others) out along the shortest way, out of obstacles that overlap too (not out of one
-///   into the next);
+///   into the next), and, while it is, brakes for the next obstacle ahead too (sliding along a
+///   wall into a box, or into the wedge where a wall ends inside a disc), each stop planned along
+///   that obstacle's own normal;
 /// - adds Reynolds' braking on demand: a force against the velocity, `braking` times the strength,
 ///   scaled by how near the contact is;
 /// - in 3D, keeps a ground unit (`Planar`) in its plane: the normal, the
@@ -596,17 +604,32 @@ impl AvoidObstacles {
             // Out of an obstacle the agent is already too near and, when it moves at half its top
             // speed or more or must already brake for it, round the next one ahead, which the way
             // out must not run it into (sliding along a wall into a box, say): short of that one's
-            // room, since the way out takes part of the force. Not where the two pushes oppose
-            // each other (a slot between the two narrower than the room), which would hold the
-            // agent there.
+            // room, since the way out takes part of the force. Where the two pushes oppose each
+            // other (a wedge, or a slot between the two narrower than the room), their sum would
+            // hold the agent there: it only brakes.
             (Some(inside), ahead) => {
                 let (out, _) = push(inside, 0.0);
-                let moving_on = moving_on(agent.velocity, agent.max_speed);
-                match ahead.map(|ahead| push(ahead, 0.0)) {
-                    Some((round, braking)) if (braking || moving_on) && round.dot(out) >= 0.0 => {
+                let Some(ahead) = ahead else {
+                    return out;
+                };
+                let (round, braking) = push(ahead, 0.0);
+                if round.dot(out) >= 0.0 {
+                    let moving_on = moving_on(agent.velocity, agent.max_speed);
+                    return if braking || moving_on {
                         out + round
-                    }
-                    _ => out,
+                    } else {
+                        out
+                    };
+                }
+                // A wedge or a slot: only the brake, as far as stopping short of the next
+                // obstacle itself (not its room, which a slot narrower than the room leaves none
+                // of) needs, so that the agent neither runs into it nor stalls where it fits.
+                let (round, braking) = push(ahead, self.room());
+                let heading = direction_or_zero(in_plane(agent.velocity, up));
+                if braking {
+                    out + heading * round.dot(heading).min(0.0)
+                } else {
+                    out
                 }
             }
             (None, Some(ahead)) => push(ahead, self.room() * 0.5).0,
@@ -626,13 +649,13 @@ impl AvoidObstacles {
         threat: Threat,
         allowance: f32,
     ) -> (Vector, bool) {
-        // A ground unit's view of a vector: its part in the plane. A free agent's (every agent in
-        // 2D) is the vector itself, untouched to the bit.
-        let in_plane = |vector: Vector| up.map_or(vector, |up| vector - up * vector.dot(up));
+        let in_plane = |vector: Vector| in_plane(vector, up);
         let heading = direction_or_zero(in_plane(agent.velocity));
         let IndexedObstacle {
             position, shape, ..
         } = threat.obstacle;
+        // This obstacle's own outward normal at the contact, in the plane (zero where it has none).
+        let own = direction_or_zero(in_plane(shape.outward_normal(position, threat.point)));
         // Out of everything within reach of the contact, the nearer the more: out of a corner, not
         // just out of one of its walls.
         let mut normal = in_plane(normal_at(index, threat.point, self.room()))
@@ -651,7 +674,6 @@ impl AvoidObstacles {
             // Where that way (in a pocket narrower than the room, along the face) does not take
             // the agent off the obstacle it is deepest near as fast as it closes in on it, out of
             // that one first, as far as stopping short of its surface needs.
-            let own = direction_or_zero(in_plane(shape.outward_normal(position, threat.point)));
             let lean = stopping_lean(
                 -in_plane(agent.velocity).dot(own),
                 shape.signed_distance(position, threat.point).max(0.0),
@@ -725,8 +747,12 @@ impl AvoidObstacles {
         // stopping short of it needs.
         // The contact is `to_contact` along the velocity, so as far along the normal as the agent
         // closes in on it over that way.
+        // Stopping short of the obstacle met is measured along its own normal: near other
+        // obstacles (in a wedge), the normals' sum turns away from it, and closing in along that
+        // sum understates how fast the agent closes in on this one.
+        let stop_along = if own == Vector::ZERO { normal } else { own };
         let velocity = in_plane(agent.velocity);
-        let closing = -velocity.dot(normal);
+        let closing = -velocity.dot(stop_along);
         let to_contact =
             length(in_plane(self.ahead(agent, acceleration) - agent.position)) * threat.along;
         let stopping = stopping_lean(
@@ -734,13 +760,18 @@ impl AvoidObstacles {
             to_contact * closing / length(velocity) + allowance,
             acceleration,
         );
-        let out = (1.0 - threat.along).max(stopping);
-        let push = if out.is_finite() {
-            direction_or_zero(side + normal * out)
-                .try_normalize()
-                .unwrap_or(normal)
+        let usual = 1.0 - threat.along;
+        let (out, lean) = if stopping > usual {
+            (stopping, stop_along)
         } else {
-            normal
+            (usual, normal)
+        };
+        let push = if out.is_finite() {
+            direction_or_zero(side + lean * out)
+                .try_normalize()
+                .unwrap_or(lean)
+        } else {
+            lean
         } * self.strength;
         let brake = -heading * (self.strength * self.braking * (1.0 - threat.along));
         (push + brake, stopping > 0.0)
