@@ -60,8 +60,9 @@ pub fn direction_or_zero(v: Vector) -> Vector {
         // One division, not one per component.
         return v * squared.sqrt().recip();
     }
+    // The largest component passes a NaN one by (`max` ignores NaN): ask the whole vector.
     let scale = v.abs().max_element();
-    if scale > 0.0 && scale.is_finite() {
+    if scale > 0.0 && v.is_finite() {
         (v / scale).normalize()
     } else {
         Vector::ZERO
@@ -110,5 +111,15 @@ mod tests {
         assert_close(truncate(v(3.0, 4.0), f32::NAN), Vector::ZERO);
         let huge = truncate(v(f32::MAX, f32::MAX), 2.0);
         assert_close(huge, v(2.0_f32.sqrt(), 2.0_f32.sqrt()));
+    }
+
+    #[test]
+    fn a_vector_with_one_component_not_finite_has_no_direction() {
+        for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+            assert_eq!(direction_or_zero(v(bad, 1.0)), Vector::ZERO);
+            assert_eq!(direction_or_zero(v(1e-30, bad)), Vector::ZERO);
+        }
+        assert_close(direction_or_zero(v(1e-30, 0.0)), v(1.0, 0.0));
+        assert_close(direction_or_zero(v(f32::MAX, 0.0)), v(1.0, 0.0));
     }
 }
