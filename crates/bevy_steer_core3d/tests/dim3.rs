@@ -1014,7 +1014,7 @@ fn a_ground_unit_in_the_wedge_between_a_wall_and_a_sphere_stays_out_of_both() {
         ];
         for (obstacle, at) in &obstacles {
             app.world_mut()
-                .spawn((obstacle.clone(), Transform::from_translation(*at)));
+                .spawn((*obstacle, Transform::from_translation(*at)));
         }
         let unit = app
             .world_mut()
@@ -1039,4 +1039,59 @@ fn a_ground_unit_in_the_wedge_between_a_wall_and_a_sphere_stays_out_of_both() {
             "seed {seed}, sphere {off_plane} off the plane: the centre went {deepest} inside"
         );
     }
+}
+
+/// Ground units keeping a personal space on uneven ground (their heights differ by up to 5),
+/// crowding behind one standing still in their way: queue brakes along the line to the agent
+/// ahead, which leaves their plane, and predicts the step as the integration makes it, from the
+/// parts in their plane, so the space holds. (A black-box crowd of ground units at a door on
+/// uneven ground broke it by a hundredth when the brake's part out of the plane took a share of
+/// `MaxForce` in queue's prediction only; that crowd is chaotic, and this scene, which keeps the
+/// space either way, guards the promise rather than reproducing it.)
+#[test]
+fn queue_personal_space_holds_for_ground_units_at_different_heights_crowding_behind_one() {
+    let mut app = create_app();
+    app.add_plugins(SpatialIndexPlugin::<Walker>::new(40.0))
+        .add_queue::<Walker>();
+    let spaced = Queue::default().with_min_distance(16.0);
+    let mut walkers = vec![
+        app.world_mut()
+            .spawn((
+                Transform::from_xyz(0.0, 2.0, 0.0),
+                Planar::new(Dir3::Y),
+                Walker,
+                spaced,
+            ))
+            .id(),
+    ];
+    for i in 0..30 {
+        let height = ((i * 37) % 11) as f32 * 0.5;
+        let start = Vec3::new(
+            -60.0 - 20.0 * (i / 5) as f32,
+            height,
+            -40.0 + 20.0 * (i % 5) as f32,
+        );
+        walkers.push(
+            app.world_mut()
+                .spawn((
+                    Transform::from_translation(start),
+                    Planar::new(Dir3::Y),
+                    Walker,
+                    Seek::new(Vec3::new(300.0, height, 0.0)).with_weight(8.0),
+                    MaxSpeed(120.0),
+                    spaced,
+                ))
+                .id(),
+        );
+    }
+    let mut closest = f32::INFINITY;
+    for _ in 0..600 {
+        app.update();
+        for (i, &one) in walkers.iter().enumerate() {
+            for &other in &walkers[i + 1..] {
+                closest = closest.min(position(&app, one).distance(position(&app, other)));
+            }
+        }
+    }
+    assert!(closest >= 16.0 * 0.9999, "came within {closest}");
 }

@@ -9,7 +9,7 @@ use super::weight_and_switch_builders;
 use crate::components::{Mass, MaxForce, MaxSpeed, Steering, Velocity, effective_limit};
 use crate::formulas::Boid;
 use crate::math::{
-    Vector, all_round, direction_or_zero, left_in_plane, length, position_of, sideways,
+    Vector, all_round, direction_or_zero, in_plane, left_in_plane, length, position_of, sideways,
 };
 use crate::obstacles::{IndexedObstacle, Obstacle, ObstacleIndex, ObstacleShape};
 use crate::problems::BehaviourKind;
@@ -245,12 +245,6 @@ fn stopping_distance(speed: f32, acceleration: f32) -> f32 {
 /// way it goes along a long face, and brakes for the next obstacle ahead while too near another.
 fn moving_on(velocity: Vector, max_speed: f32) -> bool {
     length(velocity) >= max_speed * 0.5
-}
-
-/// A ground unit's view of `vector` (kept to the plane at right angles to `up`): its part in the
-/// plane. A free agent's (every agent in 2D) is the vector itself, untouched to the bit.
-fn in_plane(vector: Vector, up: Option<Vector>) -> Vector {
-    up.map_or(vector, |up| vector - up * vector.dot(up))
 }
 
 /// How many steps [`exit_distance`] takes along a direction before it gives up.

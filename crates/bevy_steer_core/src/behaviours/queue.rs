@@ -7,7 +7,9 @@ use core::marker::PhantomData;
 use super::weight_and_switch_builders;
 use crate::components::{Mass, MaxForce, MaxSpeed, Steering, SteeringCombination, Velocity};
 use crate::formulas::{TUTORIAL_FRAME_RATE, integrate_velocity};
-use crate::math::{Vector, across, direction_or_zero, distance_across, length, position_of};
+use crate::math::{
+    Vector, across, direction_or_zero, distance_across, in_plane, length, position_of,
+};
 use crate::problems::{BehaviourKind, Problem, ReportedProblems};
 use crate::schedule::{SteeringSchedule, SteeringSystems};
 use crate::spatial::Neighbours;
@@ -346,10 +348,13 @@ pub fn apply_queue<M: Component>(
         // With a personal space, the agent's front is where this step would take it (the
         // velocity integration would give): a slow agent's own velocity is mostly the jostle of
         // the crowd, and braking for whoever that points at stops a crowd at a door.
+        // A ground unit's force and velocity are put in its plane before the step (see
+        // `keep_in_plane`): the part out of it would otherwise take its share of `MaxForce` here.
+        let up = plane_up_of(&planes, entity);
         let integrate = |velocity, steering| {
             integrate_velocity(
-                velocity,
-                steering,
+                in_plane(velocity, up),
+                in_plane(steering, up),
                 mass.0,
                 max_speed.effective(),
                 max_force.effective(),
@@ -451,7 +456,6 @@ pub fn apply_queue<M: Component>(
         let speed = length(settled);
         let reach = space * GIVE_WAY_SPACE + 2.0 * speed * dt;
         let heading = direction_or_zero(settled);
-        let up = plane_up_of(&planes, entity);
         near.clear();
         index.for_each_within(position, reach, |other| {
             let offset = other.position - position;

@@ -69,6 +69,14 @@ pub fn direction_or_zero(v: Vector) -> Vector {
     }
 }
 
+/// A ground unit's view of `vector` (one kept to the plane at right angles to `up`, a unit
+/// vector): its part in the plane. A free agent's (`None`; every agent in 2D) is the vector
+/// itself, untouched to the bit.
+#[inline]
+pub(crate) fn in_plane(vector: Vector, up: Option<Vector>) -> Vector {
+    up.map_or(vector, |up| vector - up * vector.dot(up))
+}
+
 /// The tutorials' `truncate`: `v` shortened to at most `max` long. A negative or NaN `max` counts
 /// as zero.
 #[inline]
