@@ -229,6 +229,48 @@ fn an_agent_sliding_along_a_wall_into_a_disc_at_its_end_stops_short_of_both() {
     println!("nearest to an obstacle: {nearest_of_all}");
 }
 
+/// Seekers of the default top speed and force driven into the corner where two walls meet, their
+/// target beyond it (no slowing), from four starts at three step rates: they keep more than a
+/// third of their clearance from both walls (nearest 5.2 of 12). (Faster ones, at 250, came within
+/// 0.04 of a wall: see the README on corners.)
+#[test]
+fn seekers_driven_into_a_corner_of_two_walls_keep_clear_of_both() {
+    let mut nearest_of_all = f32::INFINITY;
+    for steps_per_second in [30.0, 64.0, 144.0] {
+        let mut app = create_app(steps_per_second);
+        // Walls along the axes, meeting at the origin; the agents come from the open quarter.
+        spawn_wall(&mut app, v(0.0, 0.0), v(400.0, 0.0));
+        spawn_wall(&mut app, v(0.0, 0.0), v(0.0, 400.0));
+        let agents: Vec<Entity> = [(300.0, 300.0), (350.0, 120.0), (90.0, 330.0), (200.0, 60.0)]
+            .into_iter()
+            .map(|(x, y)| {
+                spawn(
+                    &mut app,
+                    (
+                        at(x, y),
+                        ground_unit(),
+                        Seek::new(v(-300.0, -300.0)).with_slowing_radius(0.0),
+                        AvoidObstacles::new(100.0, 12.0),
+                    ),
+                )
+            })
+            .collect();
+        let mut nearest = f32::INFINITY;
+        step_checking(&mut app, steps_per_second as u32 * 8, |app, _| {
+            for &agent in &agents {
+                let here = position(app, agent);
+                nearest = nearest.min(-depth_inside(app, here));
+            }
+        });
+        nearest_of_all = nearest_of_all.min(nearest);
+        assert!(
+            nearest > 4.0,
+            "{steps_per_second} Hz: came within {nearest} of a wall"
+        );
+    }
+    println!("nearest to a wall: {nearest_of_all}");
+}
+
 /// A scene of 200 agents wandering among 50 obstacles inside a containment area, stepped
 /// `steps` times. Returns the number of steps in which some agent's centre was inside an obstacle,
 /// and the deepest it was.
