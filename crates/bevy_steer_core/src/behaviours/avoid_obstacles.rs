@@ -607,8 +607,9 @@ impl AvoidObstacles {
                     return out;
                 };
                 let (round, braking) = push(ahead, 0.0);
+                let velocity = in_plane(agent.velocity, up);
                 if round.dot(out) >= 0.0 {
-                    let moving_on = moving_on(agent.velocity, agent.max_speed);
+                    let moving_on = moving_on(velocity, agent.max_speed);
                     return if braking || moving_on {
                         out + round
                     } else {
@@ -619,7 +620,7 @@ impl AvoidObstacles {
                 // obstacle itself (not its room, which a slot narrower than the room leaves none
                 // of) needs, so that the agent neither runs into it nor stalls where it fits.
                 let (round, braking) = push(ahead, self.room());
-                let heading = direction_or_zero(in_plane(agent.velocity, up));
+                let heading = direction_or_zero(velocity);
                 if braking {
                     out + heading * round.dot(heading).min(0.0)
                 } else {

@@ -350,7 +350,12 @@ pub fn apply_queue<M: Component>(
         // the crowd, and braking for whoever that points at stops a crowd at a door.
         // A ground unit's force and velocity are put in its plane before the step (see
         // `keep_in_plane`): the part out of it would otherwise take its share of `MaxForce` here.
-        let up = plane_up_of(&planes, entity);
+        // Only the personal space predicts the step, so only it looks the plane up.
+        let up = if spaced {
+            plane_up_of(&planes, entity)
+        } else {
+            None
+        };
         let integrate = |velocity, steering| {
             integrate_velocity(
                 in_plane(velocity, up),
