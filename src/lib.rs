@@ -1,4 +1,6 @@
-#![doc = include_str!("../README.md")]
+// Each facade's documentation is its own README: `bevy_steer`'s, or `bevy_steer3d`'s, which compiles
+// this source too (`src/..` through its `src` link would name the root package's).
+#![doc = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use bevy_steer_core as core;
