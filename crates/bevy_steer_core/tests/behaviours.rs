@@ -229,6 +229,42 @@ fn random_target_wander_roams_the_area() {
     assert!(end.length() > 1.0 && end.length() < 700.0, "ended at {end}");
 }
 
+/// "Redrawn every `interval` seconds", at any step rate: over 20 s, `20 / interval` targets to
+/// within one, also where the interval is not a whole number of steps (the time a step overruns
+/// it by counts towards the next; before, each interval was rounded up to whole steps, and one
+/// that was a whole number of them came a step late: 150 of 200 at 30 steps a second).
+#[test]
+fn random_target_wander_redraws_every_interval_at_any_step_rate() {
+    for steps_per_second in [30.0, 60.0, 64.0, 144.0] {
+        for interval in [0.1, 0.25, 1.0 / 30.0, 0.7] {
+            let mut app = create_app(steps_per_second);
+            let method =
+                WanderMethod::random_target(area(v(-500.0, -500.0), v(500.0, 500.0)), interval);
+            let agent = app
+                .world_mut()
+                .spawn((at(0.0, 0.0), Wander::default().with_method(method)))
+                .id();
+            let mut draws = 0;
+            let mut last = None;
+            step_checking(&mut app, (20.0 * steps_per_second) as u32, |app, _| {
+                if let WanderMethod::RandomTarget { target, .. } =
+                    app.world().get::<Wander>(agent).unwrap().method
+                    && last != Some(target)
+                {
+                    draws += 1;
+                    last = Some(target);
+                }
+            });
+            let expected = 20.0 / interval;
+            assert!(
+                (draws as f32 - expected).abs() < 1.5,
+                "{steps_per_second} steps a second, every {interval} s: {draws} targets in 20 s, \
+                 not {expected}"
+            );
+        }
+    }
+}
+
 /// 2D only: a rectangle of targets, a facing about z.
 #[cfg(feature = "2d")]
 #[test]

@@ -271,11 +271,17 @@ impl Wander {
             time_left,
         } = &mut self.method
         {
-            *time_left -= dt;
-            if *time_left <= 0.0 {
+            // Due at the start of this step: a thousandth of a step early is on time (a sum of
+            // steps that should make the interval can round to a hair short of it), and a time
+            // left that is NaN is due now.
+            if time_left.is_nan() || *time_left <= dt * 1e-3 {
                 *target = random_point_in(*area, rng);
-                *time_left = interval.max(0.0);
+                // The time the last step overran the interval by counts towards the next one, so
+                // that targets come every `interval` on average at any step rate (at most one a
+                // step), not every interval rounded up to whole steps.
+                *time_left = (*time_left + *interval).max(0.0);
             }
+            *time_left -= dt;
             return self.force_in(boid, up);
         }
         // Carried first, so the force reads the displacement as it is, turned once.
