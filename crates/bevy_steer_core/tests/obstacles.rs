@@ -559,6 +559,48 @@ fn a_seeker_gets_round_a_long_wall_to_a_target_straight_behind_it() {
     }
 }
 
+/// A default seeker (top speed 180) whose target is straight behind a box 300 long, which its
+/// probes see round, is held against the face by its seek and slides along it, not pushed back out
+/// to creep: it gets round within 10 s (a 600-unit way), keeping at least half its clearance.
+/// Before, pushed square to its heading, it crept along the face at under 10 units a second:
+/// 11 to 17 s with `MaxForce` 600, and with 250 it might not get round in a minute.
+#[test]
+fn a_seeker_held_against_a_box_face_slides_along_it_and_round() {
+    for max_force in [250.0, 600.0] {
+        for start in [-90.0, 0.0, 30.0, 120.0] {
+            let mut app = create_app(64.0);
+            spawn(&mut app, (rectangle(300.0, 20.0), at(0.0, 0.0)));
+            let target = v(0.0, 200.0);
+            let agent = spawn(
+                &mut app,
+                (
+                    at(start, -200.0),
+                    ground_unit(),
+                    MaxForce(max_force),
+                    Seek::new(target),
+                    AvoidObstacles::new(100.0, 12.0),
+                ),
+            );
+            let mut nearest = f32::INFINITY;
+            let arrived = (0..64 * 10).any(|_| {
+                step(&mut app, 1);
+                let here = position(&app, agent);
+                nearest = nearest.min(-depth_inside(&mut app, here));
+                here.distance(target) < 10.0
+            });
+            assert!(
+                arrived,
+                "MaxForce {max_force} from {start}: at {} after 10 s",
+                position(&app, agent)
+            );
+            assert!(
+                nearest > 6.0,
+                "MaxForce {max_force} from {start}: came within {nearest} of the box"
+            );
+        }
+    }
+}
+
 /// An agent meeting a long wall at a glance, near one of its ends, is turned along it the way it
 /// goes, not sent back round the end behind it (which the slide along a long face, for an agent
 /// held against it, would do).
@@ -638,7 +680,7 @@ fn how_often_a_seeker_gets_round_a_wall_of_each_length() {
             counts.push(arrived);
         }
     }
-    assert_eq!(counts, [15, 15, 15, 15, 15, 15, 13, 15, 8, 13, 8, 13]);
+    assert_eq!(counts, [15; 12]);
 }
 
 /// The README's figures for an agent held against a long box face: how long default agents (top
@@ -683,7 +725,8 @@ fn how_long_a_seeker_takes_round_a_long_box() {
                  nearest {nearest:.2}",
                 times.len()
             );
-            assert!(nearest > 11.0, "came within {nearest} of the box");
+            // Within half the clearance at most, as the stop is planned.
+            assert!(nearest > 6.0, "came within {nearest} of the box");
         }
     }
 }

@@ -179,6 +179,34 @@ fn slide_along_face(
     }
 }
 
+/// Whether `obstacle` is the only one within the probes' reach of `surface` (and the room beyond),
+/// for an agent keeping `room`.
+fn alone(index: &ObstacleIndex, obstacle: IndexedObstacle, surface: Vector, room: f32) -> bool {
+    let reach = (room * 2.0).max(8.0) * WAY_ROUND_STEPS as f32 + room;
+    let mut alone = true;
+    index.for_each_near(surface - reach, surface + reach, |other| {
+        alone = alone && other.entity == obstacle.entity;
+    });
+    alone
+}
+
+/// The way an agent held against a face (slower than half its top speed) is pushed aside: along the
+/// face (square to `normal`), the way it already moves along it (by a quarter of its speed or
+/// more: round the end it has slid to, where the normal turns), else towards `side`. Square to its
+/// heading, the push would send it mostly back out, and a pull towards a point behind the obstacle
+/// would win the sideways part back between pushes, leaving it creeping along the face.
+fn held_along_face(side: Vector, normal: Vector, velocity: Vector) -> Option<Vector> {
+    let along = (side - normal * side.dot(normal)).try_normalize()?;
+    let sliding = velocity.dot(along);
+    Some(
+        if sliding < 0.0 && sliding * sliding >= velocity.length_squared() / 16.0 {
+            -along
+        } else {
+            along
+        },
+    )
+}
+
 /// The sum of the outward normals at `point` of the obstacles nearer than `room` to it (at least 1
 /// unit of reach), each weighted by how much nearer.
 fn normal_at(index: &ObstacleIndex, point: Vector, room: f32) -> Vector {
@@ -355,7 +383,9 @@ fn shortest_way_out(
 ///   always the same way from the same place, so that a seek towards a point behind the wall,
 ///   which pulls the agent back towards the point opposite it, cannot hold it there (a local
 ///   minimum of plain steering; the README gives the figures, and a weak agent can still hover at
-///   a very long wall's end: give it a path);
+///   a very long wall's end: give it a path); held against an obstacle with no other within the
+///   probes' reach (a lone box or wall), the way it already slides along the face, or the side the
+///   probes chose, so that such a seek does not leave it creeping along the face;
 /// - gets an agent that is already within `clearance` of an obstacle (spawned inside one, or pushed
 ///   in by others) out along the shortest way, out of obstacles that overlap too (not out of one
 ///   into the next), and, while it is, brakes for the next obstacle ahead too (sliding along a
@@ -713,10 +743,10 @@ impl AvoidObstacles {
         // square to the heading: else a seek towards a point behind the wall, pulling the agent
         // back towards the point straight in front of it, holds it there (a local minimum).
         let along_face = direction_or_zero(left - normal * left.dot(normal));
+        let moving_on = moving_on(in_plane(agent.velocity), agent.max_speed);
         let slide = if threat.along == 0.0 || along_face == Vector::ZERO || to_left != to_right {
             None
         } else {
-            let moving_on = moving_on(in_plane(agent.velocity), agent.max_speed);
             slide_along_face(
                 index,
                 (position, shape),
@@ -731,11 +761,19 @@ impl AvoidObstacles {
         } else if let Some(slide) = slide {
             slide
         } else {
-            match to_left.total_cmp(&to_right) {
+            let side = match to_left.total_cmp(&to_right) {
                 core::cmp::Ordering::Less => left,
                 core::cmp::Ordering::Greater => -left,
                 core::cmp::Ordering::Equal if across.dot(left) < 0.0 => -left,
                 core::cmp::Ordering::Equal => left,
+            };
+            // Held against an obstacle with nothing else near (a convex shape: the way along
+            // its face is clear), it slides along the face; near others (a doorway, a corner, a
+            // field of obstacles) the probes' side, which weighs them, stands.
+            if moving_on || !alone(index, threat.obstacle, surface, room) {
+                side
+            } else {
+                held_along_face(side, normal, in_plane(agent.velocity)).unwrap_or(side)
             }
         };
         // Mostly aside while the contact is far ahead, back out as well as it nears, and as far as
