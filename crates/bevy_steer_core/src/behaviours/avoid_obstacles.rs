@@ -57,14 +57,24 @@ fn way_out(
 }
 
 /// How far to the side of `point`, along `side`, an agent needing `room` finds itself clear of
-/// every obstacle: probes in steps of twice the room (at least 8), up to [`WAY_ROUND_STEPS`];
+/// every obstacle: probes in steps of [`probe_step`], up to [`WAY_ROUND_STEPS`];
 /// `f32::INFINITY` when all are blocked.
 fn way_round(index: &ObstacleIndex, point: Vector, side: Vector, room: f32) -> f32 {
-    let step = (room * 2.0).max(8.0);
+    let step = probe_step(room);
     (1..=WAY_ROUND_STEPS)
         .map(|k| k as f32 * step)
         .find(|&distance| clearance_at(index, point + side * distance, room) >= room)
         .unwrap_or(f32::INFINITY)
+}
+
+/// The step of [`way_round`]'s probes for an agent keeping `room`: twice the room, at least 8.
+fn probe_step(room: f32) -> f32 {
+    (room * 2.0).max(8.0)
+}
+
+/// How far to the side [`way_round`]'s probes reach, for an agent keeping `room`.
+fn probe_reach(room: f32) -> f32 {
+    probe_step(room) * WAY_ROUND_STEPS as f32
 }
 
 /// How far a face of a long wall is looked along for its ends, in [`way_round`]'s reaches.
@@ -122,7 +132,7 @@ fn slide_along_face(
     (heading, moving_on): (Vector, bool),
     room: f32,
 ) -> Option<Vector> {
-    let reach = (room * 2.0).max(8.0) * WAY_ROUND_STEPS as f32;
+    let reach = probe_reach(room);
     let most = reach * FACE_REACHES;
     // Most faces met (circles', boxes') end within reach both ways: two signed distances say so.
     let long = [along, -along].map(|along| touches(obstacle, surface + along * reach, room));
@@ -182,7 +192,7 @@ fn slide_along_face(
 /// Whether `obstacle` is the only one within the probes' reach of `surface` (and the room beyond),
 /// for an agent keeping `room`.
 fn alone(index: &ObstacleIndex, obstacle: IndexedObstacle, surface: Vector, room: f32) -> bool {
-    let reach = (room * 2.0).max(8.0) * WAY_ROUND_STEPS as f32 + room;
+    let reach = probe_reach(room) + room;
     let mut alone = true;
     index.for_each_near(surface - reach, surface + reach, |other| {
         alone = alone && other.entity == obstacle.entity;
@@ -675,7 +685,8 @@ impl AvoidObstacles {
         allowance: f32,
     ) -> (Vector, bool) {
         let in_plane = |vector: Vector| in_plane(vector, up);
-        let heading = direction_or_zero(in_plane(agent.velocity));
+        let velocity = in_plane(agent.velocity);
+        let heading = direction_or_zero(velocity);
         let IndexedObstacle {
             position, shape, ..
         } = threat.obstacle;
@@ -700,7 +711,7 @@ impl AvoidObstacles {
             // the agent off the obstacle it is deepest near as fast as it closes in on it, out of
             // that one first, as far as stopping short of its surface needs.
             let lean = stopping_lean(
-                -in_plane(agent.velocity).dot(own),
+                -velocity.dot(own),
                 shape.signed_distance(position, threat.point).max(0.0),
                 acceleration,
             );
@@ -743,7 +754,7 @@ impl AvoidObstacles {
         // square to the heading: else a seek towards a point behind the wall, pulling the agent
         // back towards the point straight in front of it, holds it there (a local minimum).
         let along_face = direction_or_zero(left - normal * left.dot(normal));
-        let moving_on = moving_on(in_plane(agent.velocity), agent.max_speed);
+        let moving_on = moving_on(velocity, agent.max_speed);
         let slide = if threat.along == 0.0 || along_face == Vector::ZERO || to_left != to_right {
             None
         } else {
@@ -773,7 +784,7 @@ impl AvoidObstacles {
             if moving_on || !alone(index, threat.obstacle, surface, room) {
                 side
             } else {
-                held_along_face(side, normal, in_plane(agent.velocity)).unwrap_or(side)
+                held_along_face(side, normal, velocity).unwrap_or(side)
             }
         };
         // Mostly aside while the contact is far ahead, back out as well as it nears, and as far as
@@ -784,7 +795,6 @@ impl AvoidObstacles {
         // obstacles (in a wedge), the normals' sum turns away from it, and closing in along that
         // sum understates how fast the agent closes in on this one.
         let stop_along = if own == Vector::ZERO { normal } else { own };
-        let velocity = in_plane(agent.velocity);
         let closing = -velocity.dot(stop_along);
         let to_contact =
             length(in_plane(self.ahead(agent, acceleration) - agent.position)) * threat.along;
