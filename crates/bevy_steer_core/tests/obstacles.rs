@@ -18,6 +18,49 @@ fn spawn_wall(app: &mut App, from: Vector, to: Vector) {
     app.world_mut().spawn(wall(from, to));
 }
 
+/// Steps `app` until `agent` is within `within` of `target`, `most` steps at most: the step it got
+/// there on (`None` if it did not), and the nearest it came to an obstacle on the way.
+fn steps_to_reach(
+    app: &mut App,
+    agent: Entity,
+    target: Vector,
+    within: f32,
+    most: u32,
+) -> (Option<u32>, f32) {
+    let mut nearest = f32::INFINITY;
+    let reached = (1..=most).find(|_| {
+        step(app, 1);
+        let here = position(app, agent);
+        nearest = nearest.min(-depth_inside(app, here));
+        here.distance(target) < within
+    });
+    (reached, nearest)
+}
+
+/// A box 300 long and 20 deep at the origin, and a default seeker (top speed 180, look-ahead 100,
+/// clearance 12) with `max_force`, 200 in front of it at `x`, aiming at the point 200 behind it,
+/// which is returned with the app and the seeker.
+fn seeker_before_a_long_box(
+    steps_per_second: f64,
+    x: f32,
+    max_force: f32,
+) -> (App, Entity, Vector) {
+    let mut app = create_app(steps_per_second);
+    spawn(&mut app, (rectangle(300.0, 20.0), at(0.0, 0.0)));
+    let target = v(0.0, 200.0);
+    let agent = spawn(
+        &mut app,
+        (
+            at(x, -200.0),
+            ground_unit(),
+            MaxForce(max_force),
+            Seek::new(target),
+            AvoidObstacles::new(100.0, 12.0),
+        ),
+    );
+    (app, agent, target)
+}
+
 #[test]
 fn an_agent_driven_head_on_into_a_wall_gets_round_it() {
     let mut app = create_app(60.0);
@@ -544,14 +587,12 @@ fn a_seeker_gets_round_a_long_wall_to_a_target_straight_behind_it() {
                 AvoidObstacles::new(100.0, 12.0),
             ),
         );
-        let mut nearest = f32::INFINITY;
-        let arrived = (0..60 * 30).any(|_| {
-            step(&mut app, 1);
-            let here = position(&app, agent);
-            nearest = nearest.min(-depth_inside(&mut app, here));
-            here.distance(target) < 20.0
-        });
-        assert!(arrived, "from {start}: at {}", position(&app, agent));
+        let (arrived, nearest) = steps_to_reach(&mut app, agent, target, 20.0, 60 * 30);
+        assert!(
+            arrived.is_some(),
+            "from {start}: at {}",
+            position(&app, agent)
+        );
         assert!(
             nearest > 6.0,
             "from {start}: came within {nearest} of the wall"
@@ -568,28 +609,10 @@ fn a_seeker_gets_round_a_long_wall_to_a_target_straight_behind_it() {
 fn a_seeker_held_against_a_box_face_slides_along_it_and_round() {
     for max_force in [250.0, 600.0] {
         for start in [-90.0, 0.0, 30.0, 120.0] {
-            let mut app = create_app(64.0);
-            spawn(&mut app, (rectangle(300.0, 20.0), at(0.0, 0.0)));
-            let target = v(0.0, 200.0);
-            let agent = spawn(
-                &mut app,
-                (
-                    at(start, -200.0),
-                    ground_unit(),
-                    MaxForce(max_force),
-                    Seek::new(target),
-                    AvoidObstacles::new(100.0, 12.0),
-                ),
-            );
-            let mut nearest = f32::INFINITY;
-            let arrived = (0..64 * 10).any(|_| {
-                step(&mut app, 1);
-                let here = position(&app, agent);
-                nearest = nearest.min(-depth_inside(&mut app, here));
-                here.distance(target) < 10.0
-            });
+            let (mut app, agent, target) = seeker_before_a_long_box(64.0, start, max_force);
+            let (arrived, nearest) = steps_to_reach(&mut app, agent, target, 10.0, 64 * 10);
             assert!(
-                arrived,
+                arrived.is_some(),
                 "MaxForce {max_force} from {start}: at {} after 10 s",
                 position(&app, agent)
             );
@@ -697,28 +720,12 @@ fn how_long_a_seeker_takes_round_a_long_box() {
             let mut times = Vec::new();
             let mut nearest = f32::INFINITY;
             for start in (0..9).map(|k| -120.0 + 30.0 * k as f32) {
-                let mut app = create_app(steps_per_second);
-                app.world_mut()
-                    .spawn((Obstacle::rectangle(v(300.0, 20.0)), Transform::default()));
-                let target = v(0.0, 200.0);
-                let agent = spawn(
-                    &mut app,
-                    (
-                        at(start, -200.0),
-                        MaxForce(max_force),
-                        Seek::new(target),
-                        AvoidObstacles::new(100.0, 12.0),
-                    ),
-                );
-                for number in 1..=(steps_per_second as u32 * 60) {
-                    step(&mut app, 1);
-                    let here = position(&app, agent);
-                    nearest = nearest.min(-depth_inside(&mut app, here));
-                    if here.distance(target) < 10.0 {
-                        times.push(number as f64 / steps_per_second);
-                        break;
-                    }
-                }
+                let (mut app, agent, target) =
+                    seeker_before_a_long_box(steps_per_second, start, max_force);
+                let most = steps_per_second as u32 * 60;
+                let (arrived, nearest_here) = steps_to_reach(&mut app, agent, target, 10.0, most);
+                nearest = nearest.min(nearest_here);
+                times.extend(arrived.map(|number| f64::from(number) / steps_per_second));
             }
             println!(
                 "{steps_per_second} Hz, MaxForce {max_force}: {} of 9 round, in {times:.1?} s; \
