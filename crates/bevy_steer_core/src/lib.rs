@@ -10,7 +10,7 @@
 //!
 //! ```
 //! use bevy::prelude::*;
-//! use bevy_steer_core::prelude::*;
+#![doc = concat!("use ", env!("CARGO_CRATE_NAME"), "::prelude::*;")]
 //!
 //! let mut app = App::new();
 //! app.add_plugins((MinimalPlugins, SteeringPlugin::default()));

@@ -39,7 +39,7 @@ pub use crate::stepping::{
 ///
 /// ```
 /// use bevy::prelude::*;
-/// use bevy_steer_core::prelude::*;
+#[doc = concat!("use ", env!("CARGO_CRATE_NAME"), "::prelude::*;")]
 ///
 /// App::new()
 ///     .add_plugins((MinimalPlugins, SteeringPlugin::default().with_seed(7)));
@@ -138,8 +138,8 @@ pub trait SteeringAppExt {
     ///
     /// ```compile_fail,E0080
     /// use bevy::prelude::*;
-    /// use bevy_steer_core::forces::Boid;
-    /// use bevy_steer_core::prelude::*;
+    #[doc = concat!("use ", env!("CARGO_CRATE_NAME"), "::forces::Boid;")]
+    #[doc = concat!("use ", env!("CARGO_CRATE_NAME"), "::prelude::*;")]
     ///
     /// #[derive(Component)]
     /// #[component(storage = "SparseSet")]
@@ -148,8 +148,8 @@ pub trait SteeringAppExt {
     /// impl SteeringBehaviour for Sparse {
     ///     const NAME: &'static str = "sparse";
     ///
-    ///     fn force(&self, _: &Boid, _: impl Fn(Entity) -> Option<TargetState>) -> Result<Vec2, NoTarget> {
-    ///         Ok(Vec2::ZERO)
+    ///     fn force(&self, _: &Boid, _: impl Fn(Entity) -> Option<TargetState>) -> Result<Vector, NoTarget> {
+    ///         Ok(Vector::ZERO)
     ///     }
     /// }
     ///

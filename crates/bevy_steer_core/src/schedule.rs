@@ -37,7 +37,7 @@ fn stop_step_clock(mut stats: ResMut<SteeringStepStats>, agents: Query<(), With<
 ///
 /// ```
 /// # use bevy::prelude::*;
-/// # use bevy_steer_core::prelude::*;
+#[doc = concat!("# use ", env!("CARGO_CRATE_NAME"), "::prelude::*;")]
 /// # fn pick_targets() {}
 /// # let mut app = App::new();
 /// app.add_systems(SteeringSchedule, pick_targets.in_set(SteeringSystems::Decide));
@@ -57,7 +57,7 @@ fn stop_step_clock(mut stats: ResMut<SteeringStepStats>, agents: Query<(), With<
 /// ```
 /// # use bevy::prelude::*;
 /// # use bevy::ecs::schedule::MultiThreadedExecutor;
-/// # use bevy_steer_core::prelude::*;
+#[doc = concat!("# use ", env!("CARGO_CRATE_NAME"), "::prelude::*;")]
 /// # let mut app = App::new();
 /// # app.add_plugins((MinimalPlugins, SteeringPlugin::default()));
 /// app.edit_schedule(SteeringSchedule, |schedule| {

@@ -4,7 +4,7 @@
 //!
 //! ```
 //! use bevy::prelude::*;
-//! use bevy_steer_core::tunable::Tunable;
+#![doc = concat!("use ", env!("CARGO_CRATE_NAME"), "::tunable::Tunable;")]
 //!
 //! #[derive(Component, Reflect, Default)]
 //! #[reflect(Component, Default)]

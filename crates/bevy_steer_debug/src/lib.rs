@@ -11,7 +11,7 @@
 //!
 //! ```no_run
 //! use bevy::prelude::*;
-//! use bevy_steer_debug::prelude::*;
+#![doc = concat!("use ", env!("CARGO_CRATE_NAME"), "::prelude::*;")]
 //!
 //! fn toggle(mut store: ResMut<GizmoConfigStore>) {
 //!     let (config, _) = store.config_mut::<SteeringGizmos>();

@@ -10,7 +10,7 @@
 //! ```no_run
 //! use bevy::prelude::*;
 //! use bevy_steer_core::prelude::*;
-//! use bevy_steer_egui::prelude::*;
+#![doc = concat!("use ", env!("CARGO_CRATE_NAME"), "::prelude::*;")]
 //!
 //! #[derive(Component)]
 //! struct Prey;

@@ -24,9 +24,9 @@ use crate::tunable::{DISTANCE, Tunable, WEIGHT};
 /// Fill it from a pathfinder's output with [`Path::new`], `collect()` or `From`:
 ///
 /// ```
-/// use bevy_steer_core::prelude::*;
+#[doc = concat!("use ", env!("CARGO_CRATE_NAME"), "::prelude::*;")]
 ///
-/// let waypoints = [Vector::new(0.0, 0.0), Vector::new(100.0, 0.0), Vector::new(100.0, 80.0)];
+/// let waypoints = [Vector::ZERO, Vector::X * 100.0, Vector::X * 100.0 + Vector::Y * 80.0];
 /// let path: Path = waypoints.into_iter().collect();
 /// assert_eq!(path.radius, Path::DEFAULT_RADIUS);
 /// assert_eq!(Path::new(waypoints, 30.0).points.len(), 3);
@@ -228,11 +228,11 @@ const DEFAULT_ACCELERATION: f32 = 600.0;
 ///
 /// ```
 /// use bevy::prelude::*;
-/// use bevy_steer_core::prelude::*;
+#[doc = concat!("use ", env!("CARGO_CRATE_NAME"), "::prelude::*;")]
 ///
 /// let mut app = App::new();
 /// app.add_plugins((MinimalPlugins, SteeringPlugin::default()));
-/// let path = Path::new([Vec2::ZERO, Vec2::new(200.0, 0.0), Vec2::new(200.0, 200.0)], 20.0);
+/// let path = Path::new([Vector::ZERO, Vector::X * 200.0, (Vector::X + Vector::Y) * 200.0], 20.0);
 /// app.world_mut().spawn((
 ///     Transform::default(),
 ///     FollowPath::new(path).with_mode(PathMode::PingPong),

@@ -10,14 +10,15 @@
 //!
 //! ```
 //! use bevy::prelude::*;
-//! use bevy_steer_core::prelude::*;
+#![doc = concat!("use ", env!("CARGO_CRATE_NAME"), "::math::position_of;")]
+#![doc = concat!("use ", env!("CARGO_CRATE_NAME"), "::prelude::*;")]
 //!
 //! #[derive(Component)]
 //! struct Prey;
 //!
 //! fn hunt(prey: Neighbours<Prey>, hunters: Query<(Entity, &Transform, &mut Pursue)>) {
 //!     for (hunter, transform, mut pursue) in hunters {
-//!         let closest = prey.closest(transform.translation.truncate(), 250.0, Some(hunter));
+//!         let closest = prey.closest(position_of(transform), 250.0, Some(hunter));
 //!         pursue.target = closest.map(|prey| prey.entity);
 //!     }
 //! }
@@ -404,13 +405,13 @@ impl<M: Component> Plugin for SpatialIndexPlugin<M> {
 ///
 /// ```
 /// use bevy::prelude::*;
-/// use bevy_steer_core::prelude::*;
+#[doc = concat!("use ", env!("CARGO_CRATE_NAME"), "::prelude::*;")]
 ///
 /// #[derive(Component)]
 /// struct Prey;
 ///
 /// fn count_prey_near_origin(prey: Neighbours<Prey>) -> usize {
-///     prey.within(Vec2::ZERO, 100.0).len()
+///     prey.within(Vector::ZERO, 100.0).len()
 /// }
 /// ```
 #[derive(SystemParam)]

@@ -37,25 +37,27 @@ use crate::targets::{NoTarget, TargetState};
 ///
 /// ```
 /// use bevy::prelude::*;
-/// use bevy_steer_core::forces::{self, Boid};
-/// use bevy_steer_core::prelude::*;
+#[doc = concat!("use ", env!("CARGO_CRATE_NAME"), "::forces::{self, Boid};")]
+#[doc = concat!("use ", env!("CARGO_CRATE_NAME"), "::math;")]
+#[doc = concat!("use ", env!("CARGO_CRATE_NAME"), "::prelude::*;")]
 ///
-/// /// Circle a point at a distance.
+/// /// Circle a point at a distance, the way the agent already goes round it.
 /// #[derive(Component)]
 /// #[require(Steering)]
 /// struct Orbit {
-///     centre: Vec2,
+///     centre: Vector,
 ///     radius: f32,
 /// }
 ///
 /// impl SteeringBehaviour for Orbit {
 ///     const NAME: &'static str = "orbit";
 ///
-///     fn force(&self, agent: &Boid, _: impl Fn(Entity) -> Option<TargetState>) -> Result<Vec2, NoTarget> {
+///     fn force(&self, agent: &Boid, _: impl Fn(Entity) -> Option<TargetState>) -> Result<Vector, NoTarget> {
 ///         let out = (agent.position - self.centre).normalize_or_zero();
 ///         let on_circle = self.centre + out * self.radius;
 ///         // Seek a point a little ahead along the circle.
-///         Ok(forces::seek(agent, on_circle + out.perp() * 40.0, 0.0))
+///         let ahead = math::across(agent.velocity, out).normalize_or_zero();
+///         Ok(forces::seek(agent, on_circle + ahead * 40.0, 0.0))
 ///     }
 ///
 ///     // No entity target to forget.
