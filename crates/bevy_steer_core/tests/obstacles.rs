@@ -148,6 +148,53 @@ fn an_agent_too_weak_to_turn_aside_in_time_brakes_short_of_a_wall() {
     println!("nearest to the wall: {nearest_of_all}");
 }
 
+/// Agents of small clearance, whose look-ahead is many clearances long, see a wall across their
+/// way: it is tested at points at most the clearance apart however long the look-ahead (they were
+/// at most 16 a look-ahead, and 8 of 15 default seekers with clearance 2 went through a wall 600
+/// long). Clearances 0.5 to 3, 15 starts 200 in front, at 30, 64 and 144 steps a second: none
+/// crosses it, and all keep half their clearance (they keep about all of it).
+#[test]
+fn agents_of_small_clearance_do_not_cross_a_wall() {
+    for steps_per_second in [30.0, 64.0, 144.0] {
+        for clearance in [0.5, 1.0, 2.0, 3.0] {
+            let mut app = create_app(steps_per_second);
+            spawn_wall(&mut app, v(-300.0, 0.0), v(300.0, 0.0));
+            let agents: Vec<_> = (0..15)
+                .map(|k| {
+                    let start = -140.0 + 20.0 * k as f32;
+                    let seeker = (
+                        at(start, -200.0),
+                        ground_unit(),
+                        Seek::new(v(start, 200.0)),
+                        AvoidObstacles::new(100.0, clearance),
+                    );
+                    spawn(&mut app, seeker)
+                })
+                .collect();
+            let mut before: Vec<_> = agents.iter().map(|&agent| position(&app, agent)).collect();
+            let mut nearest = f32::INFINITY;
+            for _ in 0..(steps_per_second as u32 * 10) {
+                step(&mut app, 1);
+                for (&agent, before) in agents.iter().zip(&mut before) {
+                    let here = position(&app, agent);
+                    let crossed = (before.y < 0.0) != (here.y < 0.0) && here.x.abs() < 300.0;
+                    assert!(
+                        !crossed,
+                        "{steps_per_second} Hz, clearance {clearance}: crossed the wall from \
+                         {before} to {here}"
+                    );
+                    nearest = nearest.min(-depth_inside(&mut app, here));
+                    *before = here;
+                }
+            }
+            assert!(
+                nearest > clearance * 0.5,
+                "{steps_per_second} Hz, clearance {clearance}: came within {nearest} of the wall"
+            );
+        }
+    }
+}
+
 /// An agent spawned right on a wall's line (walls and spawn points on one grid), at rest or
 /// moving along the line, where the wall has no normal: it steps off to a side, rather than being
 /// pushed back and forth along the line.

@@ -2,7 +2,7 @@
 
 use bevy::prelude::*;
 
-use super::{box_signed_distance, round_first_contact, sampled_first_contact};
+use super::{box_signed_distance, box_window, round_first_contact, sampled_first_contact};
 use crate::geometry::path::closest_point_on_segment;
 use crate::math::Vector;
 
@@ -54,7 +54,8 @@ impl ObstacleShape {
     }
 
     /// The point of the shape placed at `position` closest to `point` (on its edge for a point
-    /// outside; for a box, on its edge too for a point inside).
+    /// outside; for a box, on its edge too for a point inside; at a disc's centre, where every
+    /// edge point is as close, the one on `+X`).
     pub fn closest_point(self, position: Vector, point: Vector) -> Vector {
         match self {
             Self::Circle { radius } => {
@@ -120,12 +121,21 @@ impl ObstacleShape {
                 let leave = low.max(high).min_element().min(1.0);
                 (enter <= leave).then_some(enter)
             }
-            Self::Segment { .. } => sampled_first_contact(
-                |point| self.signed_distance(position, point),
-                from,
-                reach,
-                room,
-            ),
+            Self::Segment { end } => {
+                // The window: the segment's box grown by `room`, in the segment's own frame.
+                let along = end.try_normalize().unwrap_or(Vector::X);
+                let local = |v: Vector| Vector::new(v.dot(along), v.perp_dot(along));
+                let half_size = Vector::new(end.length() * 0.5 + room, room);
+                let window =
+                    box_window(half_size, local(from - position - end * 0.5), local(reach));
+                sampled_first_contact(
+                    |point| self.signed_distance(position, point),
+                    from,
+                    reach,
+                    room,
+                    window,
+                )
+            }
         }
     }
 
@@ -217,6 +227,20 @@ mod tests {
             block.first_contact(Vector::new(60.0, 0.0), from, sideways, 5.0),
             None
         );
+        // A wall 10 long across a move 200 times the room long, 20 ahead: seen within the room of
+        // the touch (where a move was tested at 16 points, between which a wall can slip); passing
+        // 3 beyond its end, keeping 2: not.
+        let wall = ObstacleShape::Segment {
+            end: Vector::new(10.0, 0.0),
+        };
+        let (above, down) = (Vector::new(5.0, 20.0), Vector::new(0.0, -400.0));
+        let along = wall.first_contact(Vector::ZERO, above, down, 2.0);
+        assert!(
+            along.is_some_and(|along| (18.0..=20.0).contains(&(along * 400.0))),
+            "{along:?}"
+        );
+        let beyond = Vector::new(13.0, 20.0);
+        assert_eq!(wall.first_contact(Vector::ZERO, beyond, down, 2.0), None);
         // Standing still inside the grown box: at once.
         assert_eq!(
             block.first_contact(Vector::new(10.0, 0.0), from, Vector::ZERO, 5.0),

@@ -3,7 +3,7 @@
 
 use bevy::prelude::*;
 
-use super::{box_signed_distance, round_first_contact, sampled_first_contact};
+use super::{box_signed_distance, box_window, round_first_contact, sampled_first_contact};
 use crate::math::{Vector, direction_or_zero};
 
 /// The shape of an [`Obstacle`](crate::obstacles::Obstacle), relative to its `Transform`'s
@@ -109,7 +109,8 @@ impl ObstacleShape {
     }
 
     /// The point of the shape placed at `position` closest to `point` (on its surface for a point
-    /// outside; for a box, on its surface too for a point inside).
+    /// outside; for a box, on its surface too for a point inside; at a sphere's centre, where
+    /// every surface point is as close, the one on `+X`).
     pub fn closest_point(self, position: Vector, point: Vector) -> Vector {
         match self {
             Self::Sphere { radius } => {
@@ -172,12 +173,21 @@ impl ObstacleShape {
             Self::Sphere { radius } => round_first_contact(radius, from - position, reach, room),
             Self::Box { half_size } => box_first_contact(half_size + room, from - position, reach),
             // A wall, as in 2D: tested at points.
-            Self::RotatedBox { half_size, .. } if half_size.min_element() == 0.0 => {
+            Self::RotatedBox {
+                half_size,
+                rotation,
+            } if half_size.min_element() == 0.0 => {
+                let inverse = rotation.normalize().inverse();
                 sampled_first_contact(
                     |point| self.signed_distance(position, point),
                     from,
                     reach,
                     room,
+                    box_window(
+                        half_size + room,
+                        inverse * (from - position),
+                        inverse * reach,
+                    ),
                 )
             }
             Self::RotatedBox {
@@ -226,15 +236,9 @@ fn box_closest(half_size: Vector, offset: Vector) -> Vector {
 }
 
 /// Where along the move from `from` by `reach` (0 to 1) it first enters the box of `half_size`
-/// centred on the origin: the slabs of all axes at once (a zero component of `reach` gives
-/// infinite bounds, or NaN where `from` lies on a face, which `min` / `max` skip).
+/// centred on the origin.
 fn box_first_contact(half_size: Vector, from: Vector, reach: Vector) -> Option<f32> {
-    let inverse = Vector::ONE / reach;
-    let low = (-half_size - from) * inverse;
-    let high = (half_size - from) * inverse;
-    let enter = low.min(high).max_element().max(0.0);
-    let leave = low.max(high).min_element().min(1.0);
-    (enter <= leave).then_some(enter)
+    box_window(half_size, from, reach).map(|(enter, _)| enter)
 }
 
 #[cfg(test)]
@@ -305,9 +309,18 @@ mod tests {
             None
         );
         let wall = ObstacleShape::wall(40.0, 40.0, Quat::IDENTITY);
-        // Tested at points 100 / 16 apart: the first within 5 of it, at 56.25 (the touch is at 55).
-        let along = wall.first_contact(Vec3::new(0.0, 0.0, 60.0), from, reach, 5.0);
-        assert_eq!(along, Some(9.0 / 16.0));
+        // Tested at points 100 / 20 apart (the room, 5, or less): the first within 5 of it, at 55
+        // (the touch is at 53).
+        let along = wall.first_contact(Vec3::new(0.0, 0.0, 58.0), from, reach, 5.0);
+        assert_eq!(along, Some(11.0 / 20.0));
+        // A move 80 times the room long across it: seen all the same (it was tested at 16 points a
+        // move, which a wall can slip between).
+        let long = Vec3::new(0.0, 0.0, 400.0);
+        let along = wall.first_contact(Vec3::new(0.0, 0.0, 58.0), from, long, 5.0);
+        assert!(
+            along.is_some_and(|along| (53.0..=58.0).contains(&(along * 400.0))),
+            "{along:?}"
+        );
         // Turned edge-on (its plane along the move), 30 to the side: missed.
         let edge_on = ObstacleShape::wall(
             40.0,

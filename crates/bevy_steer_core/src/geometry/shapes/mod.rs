@@ -17,8 +17,9 @@ use crate::math::{Vector, direction_or_zero, length};
 impl ObstacleShape {
     /// The unit direction out of the shape placed at `position`, at `point`: away from its closest
     /// point, and for a point inside a box, a disc or a sphere, out through the nearest face. Zero
-    /// for a point on a wall or on a surface (within the rounding of the coordinates), or at a
-    /// disc's or sphere's centre.
+    /// for a point on a wall or on a surface (within the rounding of the coordinates). At a disc's
+    /// or sphere's centre, where every way out is as short, `+X`: towards the point
+    /// [`closest_point`](Self::closest_point) takes there.
     pub fn outward_normal(self, position: Vector, point: Vector) -> Vector {
         let closest = self.closest_point(position, point);
         let offset = point - closest;
@@ -43,26 +44,48 @@ fn box_signed_distance(half_size: Vector, offset: Vector) -> f32 {
     outside.max(Vector::ZERO).length() + outside.max_element().min(0.0)
 }
 
+/// The most points [`sampled_first_contact`] divides a move into: `room` apart for any move up to
+/// 65 536 times as long as the room (a cap, so that a room of almost nothing costs no more).
+const MOST_SAMPLES: f32 = 65_536.0;
+
 /// Where along the move from `from` by `reach` (0 to 1) a body keeping `room` first comes nearer
 /// than `room` to a surface of no thickness (a wall), whose distance from a point is `distance`:
-/// tested at points at most `room` apart (at least 1, at most 16 steps), so that the wall cannot
-/// slip between two of them. A point found so lies a little inside the room kept, where the
-/// corner's other walls count for the push out (see `AvoidObstacles`).
+/// tested at points at most `room` apart along the move, so that the wall cannot slip between two
+/// of them, those within `window` only (the part of the move, 0 to 1, inside the wall's bounding
+/// box grown by `room`: none outside it is within `room`). A point found so lies a little inside
+/// the room kept, where the corner's other walls count for the push out (see `AvoidObstacles`).
 fn sampled_first_contact(
     distance: impl Fn(Vector) -> f32,
     from: Vector,
     reach: Vector,
     room: f32,
+    window: Option<(f32, f32)>,
 ) -> Option<f32> {
-    let samples = (reach.length() / room.max(1.0)).ceil();
+    let (enter, leave) = window?;
+    let samples = (reach.length() / room).ceil();
     let samples = if samples.is_finite() {
-        (samples as usize).clamp(1, 16)
+        samples.clamp(1.0, MOST_SAMPLES)
     } else {
-        1
+        1.0
     };
-    (0..=samples)
-        .map(|sample| sample as f32 / samples as f32)
+    // A sample either side of the window, which rounding may have narrowed.
+    let first = (enter * samples).floor().max(0.0) as u32;
+    let last = (leave * samples).ceil().min(samples) as u32;
+    (first..=last)
+        .map(|sample| sample as f32 / samples)
         .find(|&along| distance(from + reach * along) < room)
+}
+
+/// The part of the move from `from` by `reach` (0 to 1) inside the box of `half_size` centred on
+/// the origin, `None` when it misses: the slabs of all axes at once (a zero component of `reach`
+/// gives infinite bounds, or NaN where `from` lies on a face, which `min` / `max` skip).
+fn box_window(half_size: Vector, from: Vector, reach: Vector) -> Option<(f32, f32)> {
+    let inverse = Vector::ONE / reach;
+    let low = (-half_size - from) * inverse;
+    let high = (half_size - from) * inverse;
+    let enter = low.min(high).max_element().max(0.0);
+    let leave = low.max(high).min_element().min(1.0);
+    (enter <= leave).then_some((enter, leave))
 }
 
 /// Where along the move by `reach` (0 to 1) from `offset` (from the centre of a disc or a sphere
