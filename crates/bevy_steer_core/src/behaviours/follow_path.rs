@@ -189,7 +189,8 @@ const DEFAULT_ACCELERATION: f32 = 600.0;
 ///   circle back to it.
 /// - The last node of a one-way path (and the only node of a one-node path) is *arrived* at, so
 ///   that the follower comes to rest there instead of overshooting it and coming back (the
-///   complaint users of other libraries make): see [`arrive`].
+///   complaint users of other libraries make): see [`arrive`], and for the slowing radius this
+///   takes, [`slowing_radius`](Self::slowing_radius).
 ///
 /// The node index (and a patrol's direction) is state that changes as the agent moves, while
 /// [`SteeringBehaviour::force`] only reads: [`advance_paths`] moves it on in
@@ -250,7 +251,10 @@ pub struct FollowPath {
     pub method: PathMethod,
     /// The slowing radius of the arrival at the last node of a one-way path. Default `100.0`, as
     /// [`Seek`](super::Seek)'s. The follower needs room to brake, about
-    /// `max_speed² · mass / (2 · max_force)` (27 units for the default agent).
+    /// `max_speed² · mass / (2 · max_force)` (27 units for the default agent), and comes to rest
+    /// without going past the node from a slowing radius of `0.4 × max_speed` (72 for the default
+    /// agent, where [`arrival_gain`] reaches its cap) and a mass of 1 or less; with a shorter
+    /// radius it goes past by a few units (the default agent by about 3 with a radius of 30).
     #[reflect(@DISTANCE)]
     pub slowing_radius: f32,
     /// Reynolds' method: seconds of the follower's speed added to its look-ahead. Default `0.0`:

@@ -17,7 +17,10 @@ use crate::tunable::{ANGLE, DISTANCE, FORCE, WEIGHT};
 #[reflect(Default, Debug, PartialEq, Hash, Clone)]
 pub enum CohesionMethod {
     /// Seek the centre with arrival within `radius`: slower the closer the centre is, so the group
-    /// closes in without swinging through its centre and back.
+    /// closes in with less swing through its centre than with [`Seek`](Self::Seek), though not
+    /// none: as for [`Seek`](crate::behaviours::Seek)'s arrival, an agent drawn alone to a centre
+    /// goes past it unless `radius` is at least `4 × mass × max_speed` (720 for the default agent);
+    /// in a flock, separation holds the agents apart before they meet.
     #[default]
     Arrival,
     /// Reynolds' classic boids: seek the centre at full speed, however close it is.
