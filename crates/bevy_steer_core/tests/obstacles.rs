@@ -152,7 +152,7 @@ fn an_agent_too_weak_to_turn_aside_in_time_brakes_short_of_a_wall() {
 /// way: it is tested at points at most the clearance apart however long the look-ahead (they were
 /// at most 16 a look-ahead, and 8 of 15 default seekers with clearance 2 went through a wall 600
 /// long). Clearances 0.5 to 3, 15 starts 200 in front, at 30, 64 and 144 steps a second: none
-/// crosses it, and all keep half their clearance (they keep about all of it).
+/// crosses it, and all keep half their clearance.
 #[test]
 fn agents_of_small_clearance_do_not_cross_a_wall() {
     for steps_per_second in [30.0, 64.0, 144.0] {

@@ -61,30 +61,38 @@ fn a_one_way_path_ends_at_rest_on_its_last_node_without_overshooting() {
 }
 
 /// The slowing radius `FollowPath`'s docs give for coming to rest without going past the last node
-/// (`0.4 × max_speed`, where `arrival_gain` reaches its cap: 72 for the default agent), and what a
-/// shorter one costs (the default agent goes about 3 past with 30): a straight path 600 long,
-/// both methods, at 30, 60 and 144 steps a second.
+/// (`0.4 × max_speed`, where `arrival_gain` reaches its cap: 72 for the default agent, with a mass
+/// of 1 or less), and what a shorter one costs (the default agent goes about 3 past with 30): a
+/// straight path 600 long, both methods, at 30, 60 and 144 steps a second.
 #[test]
 fn a_one_way_path_ends_without_going_past_from_the_documented_slowing_radius() {
     for steps_per_second in [30.0, 60.0, 144.0] {
         for method in [PathMethod::Tutorial, PathMethod::Reynolds] {
-            for (slowing_radius, most_past) in
-                [(72.0, 0.05), (100.0, 0.05), (200.0, 0.05), (30.0, 5.0)]
-            {
+            for (slowing_radius, mass, past_between) in [
+                (72.0, 1.0, -1.0..0.05),
+                (72.0, 0.5, -1.0..0.05),
+                (100.0, 1.0, -1.0..0.05),
+                (200.0, 1.0, -1.0..0.05),
+                (30.0, 1.0, 1.0..5.0),
+            ] {
                 let mut app = create_app(steps_per_second);
                 let (before, end) = (v(0.0, 0.0), v(600.0, 0.0));
                 let path = FollowPath::new(Path::new(vec![before, end], 20.0))
                     .with_method(method)
                     .with_slowing_radius(slowing_radius);
-                let agent = spawn(&mut app, (at(0.0, 0.0), path));
+                let agent = spawn(&mut app, (at(0.0, 0.0), Mass(mass), path));
                 let mut furthest_past = f32::NEG_INFINITY;
                 step_checking(&mut app, steps_per_second as u32 * 10, |app, _| {
                     furthest_past = furthest_past.max(past(position(app, agent), before, end));
                 });
+                let (rest, speed) = (position(&app, agent), velocity(&app, agent).length());
                 assert!(
-                    furthest_past < most_past,
-                    "{steps_per_second} Hz, {method:?}, slowing radius {slowing_radius}: went \
-                     {furthest_past} past the last node, wanted under {most_past}"
+                    past_between.contains(&furthest_past)
+                        && rest.distance(end) < 1.0
+                        && speed < 1.0,
+                    "{steps_per_second} Hz, {method:?}, slowing radius {slowing_radius}, mass \
+                     {mass}: went {furthest_past} past the last node (wanted {past_between:?}), \
+                     at rest? {rest} at {speed}"
                 );
             }
         }

@@ -41,7 +41,7 @@ use crate::targets::{NoTarget, TargetState};
 #[doc = concat!("use ", env!("CARGO_CRATE_NAME"), "::math;")]
 #[doc = concat!("use ", env!("CARGO_CRATE_NAME"), "::prelude::*;")]
 ///
-/// /// Circle a point at a distance, the way the agent already goes round it.
+/// /// Circle a point at a distance (in 2D anticlockwise; in 3D the way the agent already goes).
 /// #[derive(Component)]
 /// #[require(Steering)]
 /// struct Orbit {
@@ -56,7 +56,7 @@ use crate::targets::{NoTarget, TargetState};
 ///         let out = (agent.position - self.centre).normalize_or_zero();
 ///         let on_circle = self.centre + out * self.radius;
 ///         // Seek a point a little ahead along the circle.
-///         let ahead = math::across(agent.velocity, out).normalize_or_zero();
+///         let ahead = math::sideways(out, agent.velocity);
 ///         Ok(forces::seek(agent, on_circle + ahead * 40.0, 0.0))
 ///     }
 ///

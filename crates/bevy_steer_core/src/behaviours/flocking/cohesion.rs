@@ -19,7 +19,8 @@ pub enum CohesionMethod {
     /// Seek the centre with arrival within `radius`: slower the closer the centre is, so the group
     /// closes in with less swing through its centre than with [`Seek`](Self::Seek), though not
     /// none: as for [`Seek`](crate::behaviours::Seek)'s arrival, an agent drawn alone to a centre
-    /// goes past it unless `radius` is at least `4 × mass × max_speed` (720 for the default agent);
+    /// goes past it unless `radius` is at least `4 × mass × max_speed` at weight 1 (720 for the
+    /// default agent);
     /// in a flock, separation holds the agents apart before they meet.
     #[default]
     Arrival,

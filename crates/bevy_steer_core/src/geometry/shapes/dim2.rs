@@ -101,7 +101,8 @@ impl ObstacleShape {
     /// How far along the move from `from` by `reach` (0 at `from`, 1 at its end) a body keeping
     /// `room` from the shape placed at `position` first touches it; `None` when it does not. Exact
     /// for circles and boxes (the box grown by `room` with square corners, a little cautious at
-    /// them); for segments, tested at points at most `room` apart.
+    /// them); for segments, tested at points at most `room` apart (along a move up to 65 536 times as
+    /// long as `room`).
     pub fn first_contact(
         self,
         position: Vector,
@@ -164,6 +165,8 @@ mod tests {
             circle.outward_normal(Vector::ZERO, Vector::new(0.0, 4.0)),
             Vector::Y
         );
+        // At the centre every way out is as short: +X.
+        assert_eq!(circle.outward_normal(Vector::ZERO, Vector::ZERO), Vector::X);
         let block = ObstacleShape::Box {
             half_size: Vector::new(10.0, 5.0),
         };

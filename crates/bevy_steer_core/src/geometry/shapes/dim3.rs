@@ -160,8 +160,8 @@ impl ObstacleShape {
     /// `room` from the shape placed at `position` first touches it; `None` when it does not. Exact
     /// for spheres and planes; for boxes, the box grown by `room` with square corners (a little
     /// cautious at them); for walls, as for 2D's wall segments, tested at points at most `room`
-    /// apart, the first found a little inside the room kept, where the other walls of a corner
-    /// count in the push out of it.
+    /// apart (along a move up to 65 536 times as long as `room`), the first found a little inside
+    /// the room kept, where the other walls of a corner count in the push out of it.
     pub fn first_contact(
         self,
         position: Vector,
@@ -179,7 +179,7 @@ impl ObstacleShape {
             } if half_size.min_element() == 0.0 => {
                 let inverse = rotation.normalize().inverse();
                 sampled_first_contact(
-                    |point| self.signed_distance(position, point),
+                    |point| box_signed_distance(half_size, inverse * (point - position)),
                     from,
                     reach,
                     room,
@@ -257,6 +257,9 @@ mod tests {
             sphere.outward_normal(Vec3::ZERO, Vec3::new(0.0, 0.0, -4.0)),
             Vec3::NEG_Z
         );
+        // At the centre every way out is as short: +X.
+        let centre = Vec3::new(5.0, 6.0, 7.0);
+        assert_eq!(sphere.outward_normal(centre, centre), Vec3::X);
         let block = ObstacleShape::Box {
             half_size: Vec3::new(10.0, 5.0, 20.0),
         };
