@@ -37,6 +37,13 @@ fn steps_to_reach(
     (reached, nearest)
 }
 
+/// A default seeker (a ground unit in 3D) 200 in front of the origin at `x`, aiming at `target`,
+/// avoiding obstacles with look-ahead 100 and `clearance`.
+fn seeker_from(x: f32, target: Vector, clearance: f32) -> impl Bundle {
+    let avoid = AvoidObstacles::new(100.0, clearance);
+    (at(x, -200.0), ground_unit(), Seek::new(target), avoid)
+}
+
 /// A box 300 long and 20 deep at the origin, and a default seeker (top speed 180, look-ahead 100,
 /// clearance 12) with `max_force`, 200 in front of it at `x`, aiming at the point 200 behind it,
 /// which is returned with the app and the seeker.
@@ -50,13 +57,7 @@ fn seeker_before_a_long_box(
     let target = v(0.0, 200.0);
     let agent = spawn(
         &mut app,
-        (
-            at(x, -200.0),
-            ground_unit(),
-            MaxForce(max_force),
-            Seek::new(target),
-            AvoidObstacles::new(100.0, 12.0),
-        ),
+        (seeker_from(x, target, 12.0), MaxForce(max_force)),
     );
     (app, agent, target)
 }
@@ -111,13 +112,7 @@ fn an_agent_too_weak_to_turn_aside_in_time_brakes_short_of_a_wall() {
                 let target = v(start, 200.0);
                 let agent = spawn(
                     &mut app,
-                    (
-                        at(start, -200.0),
-                        ground_unit(),
-                        MaxForce(max_force),
-                        Seek::new(target),
-                        AvoidObstacles::new(100.0, 12.0),
-                    ),
+                    (seeker_from(start, target, 12.0), MaxForce(max_force)),
                 );
                 let mut nearest = f32::INFINITY;
                 let mut before = position(&app, agent);
@@ -162,13 +157,7 @@ fn agents_of_small_clearance_do_not_cross_a_wall() {
             let agents: Vec<_> = (0..15)
                 .map(|k| {
                     let start = -140.0 + 20.0 * k as f32;
-                    let seeker = (
-                        at(start, -200.0),
-                        ground_unit(),
-                        Seek::new(v(start, 200.0)),
-                        AvoidObstacles::new(100.0, clearance),
-                    );
-                    spawn(&mut app, seeker)
+                    spawn(&mut app, seeker_from(start, v(start, 200.0), clearance))
                 })
                 .collect();
             let mut before: Vec<_> = agents.iter().map(|&agent| position(&app, agent)).collect();

@@ -51,8 +51,8 @@ const MOST_SAMPLES: f32 = 65_536.0;
 /// Where along the move from `from` by `reach` (0 to 1) a body keeping `room` first comes nearer
 /// than `room` to a surface of no thickness (a wall), whose distance from a point is `distance`:
 /// tested at points at most `room` apart along a move up to [`MOST_SAMPLES`] times as long, so
-/// that the wall cannot slip between two of them, those within `window` only (the part of the move, 0 to 1, inside the wall's bounding
-/// box grown by `room`: none outside it is within `room`). A point found so lies a little inside
+/// that the wall cannot slip between two of them, those within `window` only (the part of the
+/// move, 0 to 1, inside the wall's bounding box grown by `room`: none outside it is within `room`). A point found so lies a little inside
 /// the room kept, where the corner's other walls count for the push out (see `AvoidObstacles`).
 fn sampled_first_contact(
     distance: impl Fn(Vector) -> f32,
